@@ -1,1 +1,26 @@
-export {};
+export { ConfigError, cfg, commonConfig, loadConfig, mongoConfig } from './config/config.js';
+export type { ConfigField, ConfigOf, ConfigSpec } from './config/config.js';
+export { REDACTED_PATHS, createLogger } from './log/logger.js';
+export type { Logger, LoggerOptions } from './log/logger.js';
+export { startTelemetry } from './telemetry/telemetry.js';
+export type { Telemetry, TelemetryOptions } from './telemetry/telemetry.js';
+export { BusUnavailableError, connectBus } from './bus/connect.js';
+export type { BusOptions } from './bus/connect.js';
+export { EVENTS_STREAM, EventTypes, buckets, resourceKey, subjects } from './bus/subjects.js';
+export type { EventType } from './bus/subjects.js';
+export { SpanKind, currentTraceId, extractTrace, inSpan, injectTrace } from './bus/trace.js';
+export { request, serve } from './bus/rpc.js';
+export type { BusReply, RequestOptions, ServeOptions, ServeReply } from './bus/rpc.js';
+export { EventPublisher, consumeEvents, ensureEventStream } from './bus/events.js';
+export type {
+  ConsumerMessages,
+  DurableConsumerOptions,
+  EventStreamOptions,
+  JsMsg,
+} from './bus/events.js';
+export { openBucket, watchBucket } from './bus/kv.js';
+export type { BucketWatch, KV, KvEntry } from './bus/kv.js';
+export { StoreUnavailableError, connectMongo, ensureIndexes } from './mongo/mongo.js';
+export type { IndexPlan, MongoHandle } from './mongo/mongo.js';
+export { Lifecycle, runService } from './lifecycle/service.js';
+export type { Stoppable } from './lifecycle/service.js';

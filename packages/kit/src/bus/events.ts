@@ -1,0 +1,124 @@
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+} from '@nats-io/jetstream';
+import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import { EVENTS_STREAM, subjects } from './subjects.js';
+import type { EventType } from './subjects.js';
+import { injectTrace } from './trace.js';
+
+export interface EventStreamOptions {
+  /** How long events are kept (default 7 days). */
+  maxAgeMs?: number;
+  /** Window in which a repeated message id is stored once (default 2 minutes). */
+  duplicateWindowMs?: number;
+}
+
+const nanos = (ms: number) => ms * 1_000_000;
+
+/** Creates or updates the `TOLLGATE_EVENTS` stream; safe to call from every service. */
+export async function ensureEventStream(
+  nc: NatsConnection,
+  options: EventStreamOptions = {},
+): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const config = {
+    name: EVENTS_STREAM,
+    subjects: [subjects.allEvents],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: nanos(options.maxAgeMs ?? 7 * 24 * 3600_000),
+    duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
+  };
+  try {
+    await jsm.streams.info(EVENTS_STREAM);
+    await jsm.streams.update(EVENTS_STREAM, config);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    try {
+      await jsm.streams.add(config);
+    } catch (addErr) {
+      // Another service created it between our info and add.
+      if (!String((addErr as Error).message).includes('already in use')) throw addErr;
+    }
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  const msg = String((err as Error)?.message ?? '');
+  return msg.includes('not found') || (err as { code?: unknown })?.code === 404;
+}
+
+/**
+ * Publishes events to JetStream and resolves only once the server has stored them. The event
+ * id is the JetStream message id, so a publisher retry is stored once.
+ */
+export class EventPublisher {
+  readonly #js: JetStreamClient;
+
+  constructor(nc: NatsConnection) {
+    this.#js = jetstream(nc);
+  }
+
+  async publish(
+    type: EventType,
+    eventId: string,
+    payload: Uint8Array,
+    timeoutMs = 5_000,
+  ): Promise<{ seq: number; duplicate: boolean }> {
+    const hdrs = injectTrace(natsHeaders());
+    hdrs.set('tollgate-event-type', type);
+    const ack = await this.#js.publish(subjects.event(type), payload, {
+      msgID: eventId,
+      headers: hdrs,
+      timeout: timeoutMs,
+    });
+    return { seq: ack.seq, duplicate: ack.duplicate };
+  }
+}
+
+export interface DurableConsumerOptions {
+  durable: string;
+  /** Event types to receive (default: all). */
+  types?: EventType[];
+  /** Redeliveries before a message counts as poison (default 5). */
+  maxDeliver?: number;
+  ackWaitMs?: number;
+  maxAckPending?: number;
+}
+
+/** Creates (idempotently) a durable pull consumer on the events stream and starts consuming. */
+export async function consumeEvents(
+  nc: NatsConnection,
+  options: DurableConsumerOptions,
+): Promise<ConsumerMessages> {
+  const jsm = await jetstreamManager(nc);
+  const filter = options.types?.map((t) => subjects.event(t));
+  const config = {
+    durable_name: options.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    max_deliver: options.maxDeliver ?? 5,
+    ack_wait: nanos(options.ackWaitMs ?? 30_000),
+    max_ack_pending: options.maxAckPending ?? 1_000,
+    ...(filter && filter.length === 1 ? { filter_subject: filter[0] } : {}),
+    ...(filter && filter.length > 1 ? { filter_subjects: filter } : {}),
+  };
+  try {
+    await jsm.consumers.info(EVENTS_STREAM, options.durable);
+    await jsm.consumers.update(EVENTS_STREAM, options.durable, config);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    await jsm.consumers.add(EVENTS_STREAM, config);
+  }
+  const consumer = await jetstream(nc).consumers.get(EVENTS_STREAM, options.durable);
+  return consumer.consume();
+}
+
+export type { ConsumerMessages, JsMsg };
