@@ -24,3 +24,10 @@ export { StoreUnavailableError, connectMongo, ensureIndexes } from './mongo/mong
 export type { IndexPlan, MongoHandle } from './mongo/mongo.js';
 export { Lifecycle, runService } from './lifecycle/service.js';
 export type { Stoppable } from './lifecycle/service.js';
+export { ListenError, listenGrpc } from './grpc/server.js';
+export type { GrpcServerHandle } from './grpc/server.js';
+export { tollgateErrorToRpc } from './grpc/errors.js';
+export { bootService } from './runtime.js';
+export type { BootOptions, ServiceRuntime } from './runtime.js';
+export { serviceEndpoints } from './endpoints.js';
+export type { ServiceName } from './endpoints.js';

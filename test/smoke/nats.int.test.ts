@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import {
+  EVENTS_STREAM,
+  EventPublisher,
+  EventTypes,
+  connectBus,
+  consumeEvents,
+  ensureEventStream,
+  openBucket,
+  watchBucket,
+  createLogger,
+} from '@tollgate/kit';
+import { infra, uniqueName, eventually } from '../support/infra.js';
+
+const logger = createLogger({ service: 'smoke', level: 'silent' });
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  nc = await connectBus({ url: infra.natsUrl, name: 'smoke' });
+  await ensureEventStream(nc);
+});
+afterAll(async () => {
+  await nc?.drain();
+});
+
+describe('smoke - NATS JetStream', () => {
+  it('jetstream - publish, durable consume, ack; a repeated event id is stored once', async () => {
+    const publisher = new EventPublisher(nc);
+    const id = uniqueName('evt');
+    const payload = new TextEncoder().encode(JSON.stringify({ id }));
+    const first = await publisher.publish(EventTypes.memoryWritten, id, payload);
+    const again = await publisher.publish(EventTypes.memoryWritten, id, payload);
+    expect(again.duplicate).toBe(true);
+    expect(again.seq).toBe(first.seq);
+
+    const durable = uniqueName('smoke');
+    const messages = await consumeEvents(nc, { durable, types: [EventTypes.memoryWritten] });
+    let found: string | undefined;
+    for await (const m of messages) {
+      const body = JSON.parse(new TextDecoder().decode(m.data)) as { id: string };
+      m.ack();
+      if (body.id === id) {
+        found = body.id;
+        expect(m.headers?.get('tollgate-event-type')).toBe('memory.written');
+        break;
+      }
+    }
+    await messages.close();
+    expect(found).toBe(id);
+    const jsm = await jetstreamManager(nc);
+    await eventually(async () => {
+      const info = await jsm.consumers.info(EVENTS_STREAM, durable);
+      return info.num_ack_pending === 0 ? info : undefined;
+    });
+    await jsm.consumers.delete(EVENTS_STREAM, durable);
+  });
+
+  it('jetstream - ensureEventStream is idempotent', async () => {
+    await ensureEventStream(nc);
+    await ensureEventStream(nc);
+    const info = await (await jetstreamManager(nc)).streams.info(EVENTS_STREAM);
+    expect(info.config.subjects).toEqual(['tollgate.v1.evt.>']);
+  });
+});
+
+describe('smoke - NATS KV', () => {
+  it('kv - put is seen by a watcher, initial values first, then updates and deletes', async () => {
+    const bucket = uniqueName('smoke_kv');
+    const kv = await openBucket(nc, bucket, { history: 1 });
+    await kv.put('team-a.prod.es_orders', new TextEncoder().encode('v1'));
+    const seen: Array<[string, string | undefined]> = [];
+    const watch = await watchBucket(
+      kv,
+      (key, value) => seen.push([key, value ? new TextDecoder().decode(value) : undefined]),
+      logger,
+    );
+    await watch.ready;
+    expect(seen).toEqual([['team-a.prod.es_orders', 'v1']]);
+    await kv.put('team-a.prod.es_orders', new TextEncoder().encode('v2'));
+    await kv.delete('team-a.prod.es_orders');
+    await eventually(() => (seen.length >= 3 ? true : undefined));
+    expect(seen.slice(1)).toEqual([
+      ['team-a.prod.es_orders', 'v2'],
+      ['team-a.prod.es_orders', undefined],
+    ]);
+    watch.stop();
+    await kv.destroy();
+  });
+});
