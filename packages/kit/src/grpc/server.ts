@@ -1,4 +1,5 @@
-import { Server, ServerCredentials } from '@grpc/grpc-js';
+import type { Server} from '@grpc/grpc-js';
+import { ServerCredentials } from '@grpc/grpc-js';
 
 /** A gRPC server bound to an address, with a clear error when the port is taken. */
 export interface GrpcServerHandle {
