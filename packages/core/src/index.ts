@@ -17,6 +17,23 @@ export type {
   ResourceMetadata,
   ResourceSpec,
   RowFilter,
+  AgentSpec,
+  Description,
+  EnvironmentName,
+  FieldRoles,
+  GrantAction,
+  GrantPrincipals,
+  LabelValue,
+  Labels,
+  PolicySpec,
+  PrincipalMetadata,
+  PrincipalName,
+  RateLimit,
+  ResourceName,
+  ResourceSchema,
+  RoleName,
+  TenantName,
+  TimeWindow,
 } from './descriptor/types.js';
 export type {
   AggregateArgs,
@@ -34,3 +51,20 @@ export type {
 } from './tools/types.js';
 export { ErrorCategory, ErrorCodes, TollgateError, categoryOf, isTollgateError } from './errors/codes.js';
 export type { ErrorCode, ErrorDetail, TollgateErrorOptions } from './errors/codes.js';
+export { validateDescriptor } from './descriptor/validate.js';
+export { parseDescriptors } from './descriptor/parse.js';
+export type { ParsedDescriptorDocument, ParsedDescriptors } from './descriptor/parse.js';
+export { describeDescriptorProblems, descriptorInvalid } from './descriptor/problems.js';
+export type { DescriptorProblem, ValidationResult } from './descriptor/problems.js';
+export { RESOURCE_DEFAULTS, applyDescriptorDefaults } from './descriptor/defaults.js';
+export { descriptorHash } from './descriptor/hash.js';
+export {
+  findSecrets,
+  isCredentialReference,
+  isSecretKey,
+  looksLikeSecret,
+} from './descriptor/secrets.js';
+export type { SecretFinding } from './descriptor/secrets.js';
+export { formatPath, joinPath } from './descriptor/path.js';
+export type { PathSegment } from './descriptor/path.js';
+export { descriptorSchema } from './descriptor/shape.js';

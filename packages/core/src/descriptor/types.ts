@@ -1,10 +1,61 @@
 /**
  * The declarative kinds an operator applies: Resource, Agent and Policy. They share one
  * envelope (apiVersion, kind, metadata, spec). These types are the source of truth; the
- * published JSON Schema is generated from them.
+ * published JSON Schema (packages/core/schema) is generated from them, JSDoc tags included
+ * (`pnpm --filter @tollgate/core gen:schema`).
  */
 
 export const API_VERSION = 'tollgate.dev/v1';
+
+/**
+ * Name of a resource: lowercase letter, then lowercase letters, digits or `_` (3-63 chars).
+ * Tool names derive from it.
+ * @pattern ^[a-z][a-z0-9_]{2,62}$
+ */
+export type ResourceName = string;
+
+/**
+ * Name of an agent or policy: lowercase letter, then lowercase letters, digits, `_` or `-`.
+ * @pattern ^[a-z][a-z0-9_-]{2,62}$
+ */
+export type PrincipalName = string;
+
+/**
+ * Tenant: the isolation boundary. Lowercase letters, digits and `-`.
+ * @pattern ^[a-z0-9][a-z0-9-]{0,62}$
+ */
+export type TenantName = string;
+
+/**
+ * Environment such as `prod` or `staging`. Lowercase letters, digits and `-`.
+ * @pattern ^[a-z0-9][a-z0-9-]{0,62}$
+ */
+export type EnvironmentName = string;
+
+/**
+ * A role a principal can hold.
+ * @pattern ^[a-z][a-z0-9_-]{1,62}$
+ */
+export type RoleName = string;
+
+/**
+ * Human-readable text shown to operators and, for resources and fields, to the model.
+ * @minLength 1
+ * @maxLength 2000
+ */
+export type Description = string;
+
+/**
+ * Free-form labels used for recall and grouping; keys like `domain` or `team.owner`.
+ * @propertyNames {"pattern": "^[a-z][a-z0-9_./-]{0,62}$"}
+ */
+export type Labels = Record<string, LabelValue>;
+
+/**
+ * A label value: one line (no control characters), at most 256 characters.
+ * @maxLength 256
+ */
+export type LabelValue = string;
 
 /** Field types Tollgate understands. Discovery maps native types onto these. */
 export type FieldType =
@@ -29,43 +80,66 @@ export type FieldType =
 /** A field as declared (and, after discovery, as merged). Capabilities default to false. */
 export interface FieldSpec {
   type: FieldType;
-  description?: string;
-  /** May appear in `filters` (eq/in/exists on keywords, eq/range on numbers and dates). */
+  description?: Description;
+  /** May appear in `filters` (eq/in/exists on keywords, eq/range on numbers and dates); not on text. */
   filterable?: boolean;
   /** May be returned to the agent. */
   returnable?: boolean;
-  /** May be used in `sort`. */
+  /** May be used in `sort`; not on text, object, nested or geo_point fields. */
   sortable?: boolean;
   /** Range operators (gt, gte, lt, lte, between); numeric and date fields only. */
   range?: boolean;
   /** Full-text `match`; text fields only. */
   searchable?: boolean;
-  /** May be used in aggregations. */
+  /** May be used in aggregations; keyword, numeric, date, boolean and ip fields only. */
   aggregatable?: boolean;
-  /** Date format as the index declares it (e.g. `strict_date_optional_time||epoch_millis`). */
+  /**
+   * Date format as the index declares it (e.g. `strict_date_optional_time||epoch_millis`);
+   * date fields only.
+   * @minLength 1
+   * @maxLength 200
+   */
   format?: string;
 }
 
 export interface ResourceMetadata {
   /** `[a-z][a-z0-9_]{2,62}`; tool names derive from it. */
-  name: string;
-  tenant: string;
-  environment: string;
-  description?: string;
-  labels?: Record<string, string>;
+  name: ResourceName;
+  /** Isolation boundary: nothing is recalled across tenants. */
+  tenant: TenantName;
+  /** Nothing is recalled across environments either. */
+  environment: EnvironmentName;
+  /** What the resource holds; the model reads it when choosing tools. */
+  description?: Description;
+  labels?: Labels;
 }
 
 export interface ElasticsearchConnection {
-  /** http(s) URL without user info. */
+  /**
+   * http(s) URL without user info, e.g. `http://es.internal:9200`.
+   * @minLength 1
+   */
   endpoint: string;
-  /** `env://VAR`, `file://path` or `vault://path`; never a literal secret. */
+  /**
+   * Where the credential lives: `env://VAR_NAME`, `file:///abs/path`, `file://relative/path`
+   * or `vault://mount/path[#key]`; never a literal secret.
+   * @minLength 1
+   */
   credentialRef?: string;
-  /** Upstream timeout per call, ms (default 5000). */
+  /**
+   * Upstream timeout per call, ms (default 5000).
+   * @asType integer
+   * @minimum 100
+   * @maximum 300000
+   */
   timeoutMs?: number;
 }
 
 export interface ElasticsearchTarget {
-  /** An index, alias or pattern such as `orders-*`. */
+  /**
+   * An index, alias or pattern such as `orders-*`.
+   * @pattern ^[a-z0-9*][a-z0-9_.*,-]{0,254}$
+   */
   index: string;
 }
 
@@ -73,32 +147,57 @@ export type RedactionRule = 'mask' | 'hash' | 'drop' | 'last4';
 
 /** Pins every query to a row subset, added server-side whatever the model asks. */
 export interface RowFilter {
+  /** A declared keyword field. */
   field: string;
   /** The principal attribute the field must equal. */
   equals: 'principal.tenant' | 'principal.agent' | 'principal.user';
 }
 
 export interface AccessSpec {
-  allowedRoles: string[];
+  /**
+   * Roles that may use the resource at all.
+   * @minItems 1
+   * @uniqueItems true
+   */
+  allowedRoles: RoleName[];
   /** Default true: writes need an explicit `readonly: false`. */
   readonly?: boolean;
-  /** Default 100. */
+  /**
+   * Upper bound for `limit` in any call (default 100).
+   * @asType integer
+   * @minimum 1
+   * @maximum 1000
+   */
   maxLimit?: number;
-  /** Fields only some roles may filter on or see. */
-  fieldRoles?: Record<string, string[]>;
-  /** Shaping rules applied to results. */
+  /** Fields only some roles may filter on or see: declared field name → roles. */
+  fieldRoles?: Record<string, FieldRoles>;
+  /** Shaping rules applied to results: declared field name → rule. */
   redact?: Record<string, RedactionRule>;
   rowFilter?: RowFilter;
+}
+
+/**
+ * Roles allowed to use one field; each must also be in `allowedRoles`.
+ * @minItems 1
+ * @uniqueItems true
+ */
+export type FieldRoles = RoleName[];
+
+/** Declared fields, keyed by name; dotted paths (`customer.email`) name object subfields. */
+export interface ResourceSchema {
+  fields: Record<string, FieldSpec>;
 }
 
 export interface ResourceSpec {
   type: 'elasticsearch';
   connection: ElasticsearchConnection;
   target: ElasticsearchTarget;
-  schema: { fields: Record<string, FieldSpec> };
+  /** Merged with what discovery finds; discovery wins on types. */
+  schema: ResourceSchema;
   access: AccessSpec;
 }
 
+/** A data system agents may use: an Elasticsearch index (more kinds later). */
 export interface ResourceDescriptor {
   apiVersion: typeof API_VERSION;
   kind: 'Resource';
@@ -106,40 +205,130 @@ export interface ResourceDescriptor {
   spec: ResourceSpec;
 }
 
+/** Metadata of the kinds that are not bound to one environment (Agent, Policy). */
+export interface PrincipalMetadata {
+  name: PrincipalName;
+  tenant: TenantName;
+  description?: Description;
+  labels?: Labels;
+}
+
+export interface AgentSpec {
+  /**
+   * Roles the agent holds; at least one.
+   * @minItems 1
+   * @uniqueItems true
+   */
+  roles: RoleName[];
+  description?: Description;
+  /**
+   * The human the agent acts for, when there is one (matched by `principal.user`).
+   * @minLength 1
+   * @maxLength 200
+   */
+  user?: string;
+}
+
+/** A principal; tokens are issued for it. */
 export interface AgentDescriptor {
   apiVersion: typeof API_VERSION;
   kind: 'Agent';
-  metadata: { name: string; tenant: string; description?: string; labels?: Record<string, string> };
-  spec: { roles: string[]; description?: string; user?: string };
+  metadata: PrincipalMetadata;
+  spec: AgentSpec;
 }
 
 export type GrantEffect = 'allow' | 'deny' | 'require_approval';
 
+/**
+ * `HH:MM-HH:MM Area/City`, e.g. `08:00-20:00 Asia/Shanghai`; may cross midnight.
+ * @minLength 1
+ */
+export type TimeWindow = string;
+
 export interface GrantConditions {
-  /** Caller IP must fall in one of these CIDRs. */
+  /**
+   * Caller IP must fall in one of these IPv4 or IPv6 CIDRs, e.g. `10.0.0.0/8`.
+   * @minItems 1
+   */
   ipCidr?: string[];
-  /** `HH:MM-HH:MM Area/City`; may cross midnight. */
-  timeWindow?: string;
-  /** Only in these environments. */
-  environment?: string[];
+  timeWindow?: TimeWindow;
+  /**
+   * Only in these environments.
+   * @minItems 1
+   * @uniqueItems true
+   */
+  environment?: EnvironmentName[];
+}
+
+/**
+ * `<resource>.<operation>`; `*` wildcards allowed on either side (`es_orders.*`, `*.search`).
+ * @pattern ^(\*|[a-z][a-z0-9_]{2,62})\.(\*|search|get|count|aggregate|write)$
+ */
+export type GrantAction = string;
+
+/** Who a grant applies to: at least one of roles or agents. */
+export interface GrantPrincipals {
+  /**
+   * @minItems 1
+   * @uniqueItems true
+   */
+  roles?: RoleName[];
+  /**
+   * @minItems 1
+   * @uniqueItems true
+   */
+  agents?: PrincipalName[];
+}
+
+/** Rate limit for matching principal × tool: `requests` per `perSeconds`. */
+export interface RateLimit {
+  /**
+   * @asType integer
+   * @minimum 1
+   * @maximum 1000000
+   */
+  requests: number;
+  /**
+   * @asType integer
+   * @minimum 1
+   * @maximum 86400
+   */
+  perSeconds: number;
 }
 
 export interface Grant {
   effect: GrantEffect;
-  principals: { roles?: string[]; agents?: string[] };
-  /** `<resource>.<operation>`; `*` wildcards allowed on either side (`es_orders.*`, `*.search`). */
-  actions: string[];
+  principals: GrantPrincipals;
+  /**
+   * @minItems 1
+   * @uniqueItems true
+   */
+  actions: GrantAction[];
   conditions?: GrantConditions;
-  /** Rate limit for matching principal × tool, e.g. `{ requests: 60, perSeconds: 60 }`. */
-  rateLimit?: { requests: number; perSeconds: number };
+  rateLimit?: RateLimit;
 }
 
+/** Grants (compiled to Cedar) and/or raw Cedar text; at least one of the two. */
+export interface PolicySpec {
+  grants?: Grant[];
+  /**
+   * Raw Cedar policies, validated against the Tollgate Cedar schema by the policy service.
+   * @minLength 1
+   */
+  cedar?: string;
+}
+
+/** Who may do what, under which conditions. */
 export interface PolicyDescriptor {
   apiVersion: typeof API_VERSION;
   kind: 'Policy';
-  metadata: { name: string; tenant: string; description?: string; labels?: Record<string, string> };
-  spec: { grants?: Grant[]; cedar?: string };
+  metadata: PrincipalMetadata;
+  spec: PolicySpec;
 }
 
+/**
+ * Any declarative kind; `kind` discriminates.
+ * @discriminator kind
+ */
 export type Descriptor = ResourceDescriptor | AgentDescriptor | PolicyDescriptor;
 export type DescriptorKind = Descriptor['kind'];
