@@ -31,3 +31,13 @@ export { bootService } from './runtime.js';
 export type { BootOptions, ServiceRuntime } from './runtime.js';
 export { serviceEndpoints } from './endpoints.js';
 export type { ServiceName } from './endpoints.js';
+export { createCredentialResolver } from './credentials/resolver.js';
+export type { CredentialResolverOptions } from './credentials/resolver.js';
+export {
+  EVENT_SCHEMA_VERSION,
+  decodeEnvelope,
+  encodeEnvelope,
+  envelope,
+  publishEnvelope,
+} from './bus/envelope.js';
+export { ensureDevIssuer, loadTokenVerifier } from './auth/issuers.js';

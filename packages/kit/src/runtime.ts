@@ -11,7 +11,7 @@ import { connectBus } from './bus/connect.js';
 import { connectMongo } from './mongo/mongo.js';
 import type { MongoHandle } from './mongo/mongo.js';
 import { listenGrpc } from './grpc/server.js';
-import type { Lifecycle} from './lifecycle/service.js';
+import type { Lifecycle } from './lifecycle/service.js';
 import { runService } from './lifecycle/service.js';
 
 type BaseConfig = ConfigOf<typeof commonConfig>;

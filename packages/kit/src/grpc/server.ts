@@ -1,4 +1,4 @@
-import type { Server} from '@grpc/grpc-js';
+import type { Server } from '@grpc/grpc-js';
 import { ServerCredentials } from '@grpc/grpc-js';
 
 /** A gRPC server bound to an address, with a clear error when the port is taken. */

@@ -1,0 +1,45 @@
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { EventEnvelopeSchema } from '@tollgate/contracts/events/v1';
+import type { EventEnvelope } from '@tollgate/contracts/events/v1';
+import type { EventPublisher } from './events.js';
+import type { EventType } from './subjects.js';
+import { currentTraceId } from './trace.js';
+
+/** The current envelope schema version; consumers dead-letter versions they don't know. */
+export const EVENT_SCHEMA_VERSION = 1;
+
+type Payload = MessageInitShape<typeof EventEnvelopeSchema>['payload'];
+
+/** Builds an envelope (fresh id, now, current trace) around one event payload. */
+export function envelope(
+  type: EventType,
+  tenant: string,
+  payload: Payload,
+  eventId: string = crypto.randomUUID(),
+): EventEnvelope {
+  return create(EventEnvelopeSchema, {
+    eventId,
+    type,
+    occurredAt: timestampFromDate(new Date()),
+    tenant,
+    traceId: currentTraceId(),
+    schemaVersion: EVENT_SCHEMA_VERSION,
+    payload,
+  });
+}
+
+export function encodeEnvelope(e: EventEnvelope): Uint8Array {
+  return toBinary(EventEnvelopeSchema, e);
+}
+
+/** Decodes an envelope; throws on bytes that are not one (callers dead-letter those). */
+export function decodeEnvelope(bytes: Uint8Array): EventEnvelope {
+  return fromBinary(EventEnvelopeSchema, bytes);
+}
+
+/** Publishes an envelope and waits for JetStream to store it. */
+export async function publishEnvelope(publisher: EventPublisher, e: EventEnvelope): Promise<void> {
+  await publisher.publish(e.type as EventType, e.eventId, encodeEnvelope(e));
+}
