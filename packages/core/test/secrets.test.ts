@@ -115,7 +115,7 @@ describe('secret detection', () => {
     const findings = findSecrets({ notes: [{ text: `key ${key}` }], [key]: true }, 'preferences');
     expect(findings).toEqual([
       { path: 'preferences.notes[0].text', reason: 'AWS access key id' },
-      { path: `preferences.${key}`, reason: 'key is a AWS access key id' },
+      { path: `preferences.${key}`, reason: 'key: AWS access key id' },
     ]);
     expect(JSON.stringify(findings.map((f) => f.reason))).not.toContain(key);
   });

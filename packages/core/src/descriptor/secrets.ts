@@ -129,8 +129,7 @@ function walk(
     for (const [key, child] of Object.entries(value)) {
       const childPath = joinPath(path, key);
       const keyReason = looksLikeSecret(key);
-      if (keyReason !== undefined)
-        findings.push({ path: childPath, reason: `key is a ${keyReason}` });
+      if (keyReason !== undefined) findings.push({ path: childPath, reason: `key: ${keyReason}` });
       walk(child, childPath, isSecretKey(key), ancestors, findings);
     }
   }
