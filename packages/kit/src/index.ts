@@ -41,3 +41,4 @@ export {
   publishEnvelope,
 } from './bus/envelope.js';
 export { ensureDevIssuer, loadTokenVerifier } from './auth/issuers.js';
+export { authenticateRpc, tenantOf } from './auth/rpc.js';
