@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file tollgate/tools/v1/tools.proto.
  */
 export const file_tollgate_tools_v1_tools: GenFile = /*@__PURE__*/
-  fileDesc("Ch10b2xsZ2F0ZS90b29scy92MS90b29scy5wcm90bxIRdG9sbGdhdGUudG9vbHMudjEijQIKDlRvb2xEZWZpbml0aW9uEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDwoHdmVyc2lvbhgDIAEoCRIQCghyZXNvdXJjZRgEIAEoCRIYChByZXNvdXJjZV92ZXJzaW9uGAUgASgNEhEKCW9wZXJhdGlvbhgGIAEoCRItCgxpbnB1dF9zY2hlbWEYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei0KBmZvcm1hdBgIIAEoDjIdLnRvbGxnYXRlLnRvb2xzLnYxLlRvb2xGb3JtYXQSKgoJcmVuZGVyaW5nGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCqOAQoKVG9vbEZvcm1hdBIbChdUT09MX0ZPUk1BVF9VTlNQRUNJRklFRBAAEhsKF1RPT0xfRk9STUFUX0pTT05fU0NIRU1BEAESFgoSVE9PTF9GT1JNQVRfT1BFTkFJEAISGQoVVE9PTF9GT1JNQVRfQU5USFJPUElDEAMSEwoPVE9PTF9GT1JNQVRfTUNQEARiBnByb3RvMw", [file_google_protobuf_struct]);
+  fileDesc("Ch10b2xsZ2F0ZS90b29scy92MS90b29scy5wcm90bxIRdG9sbGdhdGUudG9vbHMudjEiugIKDlRvb2xEZWZpbml0aW9uEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDwoHdmVyc2lvbhgDIAEoCRIQCghyZXNvdXJjZRgEIAEoCRIYChByZXNvdXJjZV92ZXJzaW9uGAUgASgNEhEKCW9wZXJhdGlvbhgGIAEoCRItCgxpbnB1dF9zY2hlbWEYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei0KBmZvcm1hdBgIIAEoDjIdLnRvbGxnYXRlLnRvb2xzLnYxLlRvb2xGb3JtYXQSKgoJcmVuZGVyaW5nGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIVCg1yZXNvdXJjZV9raW5kGAogASgJEhQKDGNhbGxfc3ViamVjdBgLIAEoCSqOAQoKVG9vbEZvcm1hdBIbChdUT09MX0ZPUk1BVF9VTlNQRUNJRklFRBAAEhsKF1RPT0xfRk9STUFUX0pTT05fU0NIRU1BEAESFgoSVE9PTF9GT1JNQVRfT1BFTkFJEAISGQoVVE9PTF9GT1JNQVRfQU5USFJPUElDEAMSEwoPVE9PTF9GT1JNQVRfTUNQEARiBnByb3RvMw", [file_google_protobuf_struct]);
 
 /**
  * A synthesized tool: a projection of one resource version, one principal's permissions and
@@ -82,6 +82,21 @@ export type ToolDefinition = Message<"tollgate.tools.v1.ToolDefinition"> & {
    * @generated from field: google.protobuf.Struct rendering = 9;
    */
   rendering?: JsonObject | undefined;
+
+  /**
+   * The resource kind (e.g. "elasticsearch"); with `resource` it names the call subject.
+   *
+   * @generated from field: string resource_kind = 10;
+   */
+  resourceKind: string;
+
+  /**
+   * The NATS subject agents send CallRequests for this tool to
+   * (`tollgate.v1.call.<kind>.<resource>`).
+   *
+   * @generated from field: string call_subject = 11;
+   */
+  callSubject: string;
 };
 
 /**
