@@ -9,7 +9,7 @@ export type { BusOptions } from './bus/connect.js';
 export { EVENTS_STREAM, EventTypes, buckets, resourceKey, subjects } from './bus/subjects.js';
 export type { EventType } from './bus/subjects.js';
 export { SpanKind, currentTraceId, extractTrace, inSpan, injectTrace } from './bus/trace.js';
-export { request, serve } from './bus/rpc.js';
+export { ERROR_HEADER, request, serve, wireError } from './bus/rpc.js';
 export type { BusReply, RequestOptions, ServeOptions, ServeReply } from './bus/rpc.js';
 export { EventPublisher, consumeEvents, ensureEventStream } from './bus/events.js';
 export type {

@@ -1,5 +1,6 @@
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { isTollgateError } from '@tollgate/core';
 import type { Logger } from '../log/logger.js';
 import { extractTrace, inSpan, injectTrace, SpanKind } from './trace.js';
 
@@ -51,8 +52,9 @@ export interface ServeReply {
 
 /**
  * Serves requests on `subject`: each message runs in a server span that continues the
- * caller's trace. A handler that throws is logged and answered with an empty reply carrying a
- * `tollgate-error` header, never left hanging.
+ * caller's trace. A handler that throws is answered with an empty body and a `tollgate-error`
+ * header holding `{ code, category, message, details }` — the error itself for a
+ * `TollgateError`, a generic INTERNAL otherwise (logged, never sent) — never left hanging.
  */
 export function serve(
   nc: NatsConnection,
@@ -96,4 +98,20 @@ async function handleOne(
       msg.respond(new Uint8Array(), { headers: hdrs });
     }
   }
+}
+
+/** Header carrying a failed request's error as JSON. */
+export const ERROR_HEADER = 'tollgate-error';
+
+/** The error a NATS reply carries: the TollgateError as is, anything else as a generic INTERNAL. */
+export function wireError(err: unknown): {
+  code: string;
+  category: string;
+  message: string;
+  details: unknown[];
+} {
+  if (isTollgateError(err)) {
+    return { code: err.code, category: err.category, message: err.message, details: err.details };
+  }
+  return { code: 'INTERNAL', category: 'internal', message: 'internal error', details: [] };
 }
