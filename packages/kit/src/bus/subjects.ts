@@ -22,6 +22,8 @@ export const EventTypes = {
   approvalRequested: 'approval.requested',
   approvalDecided: 'approval.decided',
   memoryWritten: 'memory.written',
+  /** The synthesizer handed tools to an agent (what it was offered, for replay). */
+  toolsListed: 'tools.listed',
 } as const;
 export type EventType = (typeof EventTypes)[keyof typeof EventTypes];
 

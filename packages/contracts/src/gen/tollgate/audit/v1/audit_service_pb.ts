@@ -5,20 +5,24 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { AuditRecord } from "./audit_pb.js";
 import { file_tollgate_audit_v1_audit } from "./audit_pb.js";
-import type { CallStatus } from "../../call/v1/call_pb.js";
+import type { CallMeta, CallStatus } from "../../call/v1/call_pb.js";
 import { file_tollgate_call_v1_call } from "../../call/v1/call_pb.js";
-import type { DecisionEffect } from "../../policy/v1/policy_pb.js";
+import type { Error, ErrorCode } from "../../common/v1/common_pb.js";
+import { file_tollgate_common_v1_common } from "../../common/v1/common_pb.js";
+import type { OfferedTool } from "../../events/v1/events_pb.js";
+import { file_tollgate_events_v1_events } from "../../events/v1/events_pb.js";
+import type { ApprovalStatus, DecisionEffect } from "../../policy/v1/policy_pb.js";
 import { file_tollgate_policy_v1_policy } from "../../policy/v1/policy_pb.js";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file tollgate/audit/v1/audit_service.proto.
  */
 export const file_tollgate_audit_v1_audit_service: GenFile = /*@__PURE__*/
-  fileDesc("CiV0b2xsZ2F0ZS9hdWRpdC92MS9hdWRpdF9zZXJ2aWNlLnByb3RvEhF0b2xsZ2F0ZS5hdWRpdC52MSLsAgoMUXVlcnlSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRINCgV0eXBlcxgCIAMoCRISCgpzZXNzaW9uX2lkGAMgASgJEg8KB2NhbGxfaWQYBCABKAkSDQoFYWdlbnQYBSABKAkSDAoEdXNlchgGIAEoCRIQCghyZXNvdXJjZRgHIAEoCRIMCgR0b29sGAggASgJEiwKBnN0YXR1cxgJIAEoDjIcLnRvbGxnYXRlLmNhbGwudjEuQ2FsbFN0YXR1cxI0CghkZWNpc2lvbhgKIAEoDjIiLnRvbGxnYXRlLnBvbGljeS52MS5EZWNpc2lvbkVmZmVjdBIoCgRmcm9tGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBImCgJ0bxgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGA0gASgNEhIKCnBhZ2VfdG9rZW4YDiABKAkiWQoNUXVlcnlSZXNwb25zZRIvCgdyZWNvcmRzGAEgAygLMh4udG9sbGdhdGUuYXVkaXQudjEuQXVkaXRSZWNvcmQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJImEKFFJlcGxheVNlc3Npb25SZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJImEKFVJlcGxheVNlc3Npb25SZXNwb25zZRIvCgdyZWNvcmRzGAEgAygLMh4udG9sbGdhdGUuYXVkaXQudjEuQXVkaXRSZWNvcmQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIqEBCgxTdGF0c1JlcXVlc3QSDgoGdGVuYW50GAEgASgJEigKBGZyb20YAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiYKAnRvGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCghncm91cF9ieRgEIAEoDjIdLnRvbGxnYXRlLmF1ZGl0LnYxLlN0YXRzR3JvdXAiwAEKC1N0YXRzQnVja2V0EgsKA2tleRgBIAEoCRINCgVjYWxscxgCIAEoBBIOCgZlcnJvcnMYAyABKAQSDwoHZGVuaWFscxgEIAEoBBIZChFwZW5kaW5nX2FwcHJvdmFscxgFIAEoBBIRCgl0cnVuY2F0ZWQYBiABKAQSFgoOcDUwX2xhdGVuY3lfbXMYByABKA0SFgoOcDk1X2xhdGVuY3lfbXMYCCABKA0SFgoOcDk5X2xhdGVuY3lfbXMYCSABKA0ibgoNU3RhdHNSZXNwb25zZRItCgV0b3RhbBgBIAEoCzIeLnRvbGxnYXRlLmF1ZGl0LnYxLlN0YXRzQnVja2V0Ei4KBmdyb3VwcxgCIAMoCzIeLnRvbGxnYXRlLmF1ZGl0LnYxLlN0YXRzQnVja2V0IksKDVZlcmlmeVJlcXVlc3QSDgoGdGVuYW50GAEgASgJEhUKDWZyb21fc2VxdWVuY2UYAiABKAQSEwoLdG9fc2VxdWVuY2UYAyABKAQibwoOVmVyaWZ5UmVzcG9uc2USCgoCb2sYASABKAgSDwoHY2hlY2tlZBgCIAEoBBIdChVmaXJzdF9icm9rZW5fc2VxdWVuY2UYAyABKAQSDgoGcmVhc29uGAQgASgJEhEKCWhlYWRfaGFzaBgFIAEoCSqIAQoKU3RhdHNHcm91cBIbChdTVEFUU19HUk9VUF9VTlNQRUNJRklFRBAAEhQKEFNUQVRTX0dST1VQX1RPT0wQARIYChRTVEFUU19HUk9VUF9SRVNPVVJDRRACEhUKEVNUQVRTX0dST1VQX0FHRU5UEAMSFgoSU1RBVFNfR1JPVVBfU1RBVFVTEAQy2QIKDEF1ZGl0U2VydmljZRJKCgVRdWVyeRIfLnRvbGxnYXRlLmF1ZGl0LnYxLlF1ZXJ5UmVxdWVzdBogLnRvbGxnYXRlLmF1ZGl0LnYxLlF1ZXJ5UmVzcG9uc2USYgoNUmVwbGF5U2Vzc2lvbhInLnRvbGxnYXRlLmF1ZGl0LnYxLlJlcGxheVNlc3Npb25SZXF1ZXN0GigudG9sbGdhdGUuYXVkaXQudjEuUmVwbGF5U2Vzc2lvblJlc3BvbnNlEkoKBVN0YXRzEh8udG9sbGdhdGUuYXVkaXQudjEuU3RhdHNSZXF1ZXN0GiAudG9sbGdhdGUuYXVkaXQudjEuU3RhdHNSZXNwb25zZRJNCgZWZXJpZnkSIC50b2xsZ2F0ZS5hdWRpdC52MS5WZXJpZnlSZXF1ZXN0GiEudG9sbGdhdGUuYXVkaXQudjEuVmVyaWZ5UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_tollgate_audit_v1_audit, file_tollgate_call_v1_call, file_tollgate_policy_v1_policy]);
+  fileDesc("CiV0b2xsZ2F0ZS9hdWRpdC92MS9hdWRpdF9zZXJ2aWNlLnByb3RvEhF0b2xsZ2F0ZS5hdWRpdC52MSKfAwoMUXVlcnlSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRINCgV0eXBlcxgCIAMoCRISCgpzZXNzaW9uX2lkGAMgASgJEg8KB2NhbGxfaWQYBCABKAkSDQoFYWdlbnQYBSABKAkSDAoEdXNlchgGIAEoCRIQCghyZXNvdXJjZRgHIAEoCRIMCgR0b29sGAggASgJEiwKBnN0YXR1cxgJIAEoDjIcLnRvbGxnYXRlLmNhbGwudjEuQ2FsbFN0YXR1cxI0CghkZWNpc2lvbhgKIAEoDjIiLnRvbGxnYXRlLnBvbGljeS52MS5EZWNpc2lvbkVmZmVjdBIoCgRmcm9tGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBImCgJ0bxgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGA0gASgNEhIKCnBhZ2VfdG9rZW4YDiABKAkSMQoKZXJyb3JfY29kZRgPIAEoDjIdLnRvbGxnYXRlLmNvbW1vbi52MS5FcnJvckNvZGUiWQoNUXVlcnlSZXNwb25zZRIvCgdyZWNvcmRzGAEgAygLMh4udG9sbGdhdGUuYXVkaXQudjEuQXVkaXRSZWNvcmQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJImEKFFJlcGxheVNlc3Npb25SZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJIpABChVSZXBsYXlTZXNzaW9uUmVzcG9uc2USLwoHcmVjb3JkcxgBIAMoCzIeLnRvbGxnYXRlLmF1ZGl0LnYxLkF1ZGl0UmVjb3JkEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRItCgVzdGVwcxgDIAMoCzIeLnRvbGxnYXRlLmF1ZGl0LnYxLlNlc3Npb25TdGVwIswFCgtTZXNzaW9uU3RlcBIQCghzZXF1ZW5jZRgBIAEoBBIvCgtvY2N1cnJlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEdHlwZRgDIAEoCRIPCgdzdW1tYXJ5GAQgASgJEg8KB2NhbGxfaWQYBSABKAkSDQoFYWdlbnQYBiABKAkSDAoEdXNlchgHIAEoCRIMCgR0b29sGAggASgJEhQKDHRvb2xfdmVyc2lvbhgJIAEoCRIQCghyZXNvdXJjZRgKIAEoCRIYChByZXNvdXJjZV92ZXJzaW9uGAsgASgNEjYKDW9mZmVyZWRfdG9vbHMYDCADKAsyHy50b2xsZ2F0ZS5ldmVudHMudjEuT2ZmZXJlZFRvb2wSKgoJYXJndW1lbnRzGA0gASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBI0CghkZWNpc2lvbhgOIAEoDjIiLnRvbGxnYXRlLnBvbGljeS52MS5EZWNpc2lvbkVmZmVjdBISCgpwb2xpY3lfaWRzGA8gAygJEg4KBnJlYXNvbhgQIAEoCRITCgthcHByb3ZhbF9pZBgRIAEoCRI7Cg9hcHByb3ZhbF9zdGF0dXMYEiABKA4yIi50b2xsZ2F0ZS5wb2xpY3kudjEuQXBwcm92YWxTdGF0dXMSEgoKZGVjaWRlZF9ieRgTIAEoCRIsCgZzdGF0dXMYFCABKA4yHC50b2xsZ2F0ZS5jYWxsLnYxLkNhbGxTdGF0dXMSKAoFZXJyb3IYFSABKAsyGS50b2xsZ2F0ZS5jb21tb24udjEuRXJyb3ISKAoEbWV0YRgWIAEoCzIaLnRvbGxnYXRlLmNhbGwudjEuQ2FsbE1ldGESFwoPaWRlbXBvdGVuY3lfa2V5GBcgASgJEhAKCHRyYWNlX2lkGBggASgJEgwKBGhhc2gYGSABKAkiOgoURXhwb3J0U2Vzc2lvblJlcXVlc3QSDgoGdGVuYW50GAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiJgoVRXhwb3J0U2Vzc2lvblJlc3BvbnNlEg0KBWpzb25sGAEgASgJIugBCgxTdGF0c1JlcXVlc3QSDgoGdGVuYW50GAEgASgJEigKBGZyb20YAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiYKAnRvGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCghncm91cF9ieRgEIAEoDjIdLnRvbGxnYXRlLmF1ZGl0LnYxLlN0YXRzR3JvdXASDAoEdG9vbBgFIAEoCRINCgVhZ2VudBgGIAEoCRIQCghyZXNvdXJjZRgHIAEoCRIWCg53aW5kb3dfc2Vjb25kcxgIIAEoDSKiAwoLU3RhdHNCdWNrZXQSCwoDa2V5GAEgASgJEg0KBWNhbGxzGAIgASgEEg4KBmVycm9ycxgDIAEoBBIPCgdkZW5pYWxzGAQgASgEEhkKEXBlbmRpbmdfYXBwcm92YWxzGAUgASgEEhEKCXRydW5jYXRlZBgGIAEoBBIWCg5wNTBfbGF0ZW5jeV9tcxgHIAEoDRIWCg5wOTVfbGF0ZW5jeV9tcxgIIAEoDRIWCg5wOTlfbGF0ZW5jeV9tcxgJIAEoDRIKCgJvaxgKIAEoBBIkChxhcmd1bWVudF92YWxpZGF0aW9uX2ZhaWx1cmVzGAsgASgEEh0KFWlkZW1wb3RlbmN5X2NvbmZsaWN0cxgMIAEoBBIUCgxzdWNjZXNzX3JhdGUYDSABKAESEwoLZGVuaWFsX3JhdGUYDiABKAESKAogYXJndW1lbnRfdmFsaWRhdGlvbl9mYWlsdXJlX3JhdGUYDyABKAESIQoZaWRlbXBvdGVuY3lfY29uZmxpY3RfcmF0ZRgQIAEoARIXCg90cnVuY2F0aW9uX3JhdGUYESABKAEibgoNU3RhdHNSZXNwb25zZRItCgV0b3RhbBgBIAEoCzIeLnRvbGxnYXRlLmF1ZGl0LnYxLlN0YXRzQnVja2V0Ei4KBmdyb3VwcxgCIAMoCzIeLnRvbGxnYXRlLmF1ZGl0LnYxLlN0YXRzQnVja2V0IksKDVZlcmlmeVJlcXVlc3QSDgoGdGVuYW50GAEgASgJEhUKDWZyb21fc2VxdWVuY2UYAiABKAQSEwoLdG9fc2VxdWVuY2UYAyABKAQibwoOVmVyaWZ5UmVzcG9uc2USCgoCb2sYASABKAgSDwoHY2hlY2tlZBgCIAEoBBIdChVmaXJzdF9icm9rZW5fc2VxdWVuY2UYAyABKAQSDgoGcmVhc29uGAQgASgJEhEKCWhlYWRfaGFzaBgFIAEoCSqgAQoKU3RhdHNHcm91cBIbChdTVEFUU19HUk9VUF9VTlNQRUNJRklFRBAAEhQKEFNUQVRTX0dST1VQX1RPT0wQARIYChRTVEFUU19HUk9VUF9SRVNPVVJDRRACEhUKEVNUQVRTX0dST1VQX0FHRU5UEAMSFgoSU1RBVFNfR1JPVVBfU1RBVFVTEAQSFgoSU1RBVFNfR1JPVVBfV0lORE9XEAUyvwMKDEF1ZGl0U2VydmljZRJKCgVRdWVyeRIfLnRvbGxnYXRlLmF1ZGl0LnYxLlF1ZXJ5UmVxdWVzdBogLnRvbGxnYXRlLmF1ZGl0LnYxLlF1ZXJ5UmVzcG9uc2USYgoNUmVwbGF5U2Vzc2lvbhInLnRvbGxnYXRlLmF1ZGl0LnYxLlJlcGxheVNlc3Npb25SZXF1ZXN0GigudG9sbGdhdGUuYXVkaXQudjEuUmVwbGF5U2Vzc2lvblJlc3BvbnNlEmQKDUV4cG9ydFNlc3Npb24SJy50b2xsZ2F0ZS5hdWRpdC52MS5FeHBvcnRTZXNzaW9uUmVxdWVzdBooLnRvbGxnYXRlLmF1ZGl0LnYxLkV4cG9ydFNlc3Npb25SZXNwb25zZTABEkoKBVN0YXRzEh8udG9sbGdhdGUuYXVkaXQudjEuU3RhdHNSZXF1ZXN0GiAudG9sbGdhdGUuYXVkaXQudjEuU3RhdHNSZXNwb25zZRJNCgZWZXJpZnkSIC50b2xsZ2F0ZS5hdWRpdC52MS5WZXJpZnlSZXF1ZXN0GiEudG9sbGdhdGUuYXVkaXQudjEuVmVyaWZ5UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_tollgate_audit_v1_audit, file_tollgate_call_v1_call, file_tollgate_common_v1_common, file_tollgate_events_v1_events, file_tollgate_policy_v1_policy]);
 
 /**
  * @generated from message tollgate.audit.v1.QueryRequest
@@ -105,6 +109,13 @@ export type QueryRequest = Message<"tollgate.audit.v1.QueryRequest"> & {
    * @generated from field: string page_token = 14;
    */
   pageToken: string;
+
+  /**
+   * UNSPECIFIED = any.
+   *
+   * @generated from field: tollgate.common.v1.ErrorCode error_code = 15;
+   */
+  errorCode: ErrorCode;
 };
 
 /**
@@ -173,7 +184,8 @@ export const ReplaySessionRequestSchema: GenMessage<ReplaySessionRequest> = /*@_
  */
 export type ReplaySessionResponse = Message<"tollgate.audit.v1.ReplaySessionResponse"> & {
   /**
-   * call.completed and call.denied records of the session, in call order.
+   * Every record of the session (tools.listed, call.*, approval.*), in the order audit
+   * stored them.
    *
    * @generated from field: repeated tollgate.audit.v1.AuditRecord records = 1;
    */
@@ -183,6 +195,13 @@ export type ReplaySessionResponse = Message<"tollgate.audit.v1.ReplaySessionResp
    * @generated from field: string next_page_token = 2;
    */
   nextPageToken: string;
+
+  /**
+   * The same records as timeline steps, one per record.
+   *
+   * @generated from field: repeated tollgate.audit.v1.SessionStep steps = 3;
+   */
+  steps: SessionStep[];
 };
 
 /**
@@ -191,6 +210,201 @@ export type ReplaySessionResponse = Message<"tollgate.audit.v1.ReplaySessionResp
  */
 export const ReplaySessionResponseSchema: GenMessage<ReplaySessionResponse> = /*@__PURE__*/
   messageDesc(file_tollgate_audit_v1_audit_service, 3);
+
+/**
+ * One step of a session's timeline: what the agent was offered, asked, what was decided and
+ * what came back. The JSON form of this message is one line of `ExportSession`.
+ *
+ * @generated from message tollgate.audit.v1.SessionStep
+ */
+export type SessionStep = Message<"tollgate.audit.v1.SessionStep"> & {
+  /**
+   * @generated from field: uint64 sequence = 1;
+   */
+  sequence: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 2;
+   */
+  occurredAt?: Timestamp | undefined;
+
+  /**
+   * Event type, e.g. `tools.listed`, `call.completed`, `approval.decided`.
+   *
+   * @generated from field: string type = 3;
+   */
+  type: string;
+
+  /**
+   * The step in words, e.g. `es_orders_search -> ok, 10 of 340 rows (truncated), 12 ms`.
+   *
+   * @generated from field: string summary = 4;
+   */
+  summary: string;
+
+  /**
+   * @generated from field: string call_id = 5;
+   */
+  callId: string;
+
+  /**
+   * @generated from field: string agent = 6;
+   */
+  agent: string;
+
+  /**
+   * @generated from field: string user = 7;
+   */
+  user: string;
+
+  /**
+   * @generated from field: string tool = 8;
+   */
+  tool: string;
+
+  /**
+   * @generated from field: string tool_version = 9;
+   */
+  toolVersion: string;
+
+  /**
+   * @generated from field: string resource = 10;
+   */
+  resource: string;
+
+  /**
+   * @generated from field: uint32 resource_version = 11;
+   */
+  resourceVersion: number;
+
+  /**
+   * tools.listed: the tools the agent held from here on.
+   *
+   * @generated from field: repeated tollgate.events.v1.OfferedTool offered_tools = 12;
+   */
+  offeredTools: OfferedTool[];
+
+  /**
+   * Arguments as stored (redacted, screened, possibly truncated).
+   *
+   * @generated from field: google.protobuf.Struct arguments = 13;
+   */
+  arguments?: JsonObject | undefined;
+
+  /**
+   * @generated from field: tollgate.policy.v1.DecisionEffect decision = 14;
+   */
+  decision: DecisionEffect;
+
+  /**
+   * @generated from field: repeated string policy_ids = 15;
+   */
+  policyIds: string[];
+
+  /**
+   * Why the policy decided (call.denied), or the approver's reason (approval.decided).
+   *
+   * @generated from field: string reason = 16;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: string approval_id = 17;
+   */
+  approvalId: string;
+
+  /**
+   * @generated from field: tollgate.policy.v1.ApprovalStatus approval_status = 18;
+   */
+  approvalStatus: ApprovalStatus;
+
+  /**
+   * @generated from field: string decided_by = 19;
+   */
+  decidedBy: string;
+
+  /**
+   * @generated from field: tollgate.call.v1.CallStatus status = 20;
+   */
+  status: CallStatus;
+
+  /**
+   * @generated from field: tollgate.common.v1.Error error = 21;
+   */
+  error?: Error | undefined;
+
+  /**
+   * Result summary: latency, upstream status, returned/total/truncated/bytes.
+   *
+   * @generated from field: tollgate.call.v1.CallMeta meta = 22;
+   */
+  meta?: CallMeta | undefined;
+
+  /**
+   * @generated from field: string idempotency_key = 23;
+   */
+  idempotencyKey: string;
+
+  /**
+   * @generated from field: string trace_id = 24;
+   */
+  traceId: string;
+
+  /**
+   * Hash of the audit record the step comes from.
+   *
+   * @generated from field: string hash = 25;
+   */
+  hash: string;
+};
+
+/**
+ * Describes the message tollgate.audit.v1.SessionStep.
+ * Use `create(SessionStepSchema)` to create a new message.
+ */
+export const SessionStepSchema: GenMessage<SessionStep> = /*@__PURE__*/
+  messageDesc(file_tollgate_audit_v1_audit_service, 4);
+
+/**
+ * @generated from message tollgate.audit.v1.ExportSessionRequest
+ */
+export type ExportSessionRequest = Message<"tollgate.audit.v1.ExportSessionRequest"> & {
+  /**
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message tollgate.audit.v1.ExportSessionRequest.
+ * Use `create(ExportSessionRequestSchema)` to create a new message.
+ */
+export const ExportSessionRequestSchema: GenMessage<ExportSessionRequest> = /*@__PURE__*/
+  messageDesc(file_tollgate_audit_v1_audit_service, 5);
+
+/**
+ * @generated from message tollgate.audit.v1.ExportSessionResponse
+ */
+export type ExportSessionResponse = Message<"tollgate.audit.v1.ExportSessionResponse"> & {
+  /**
+   * Whole lines of JSON, each ending in a newline.
+   *
+   * @generated from field: string jsonl = 1;
+   */
+  jsonl: string;
+};
+
+/**
+ * Describes the message tollgate.audit.v1.ExportSessionResponse.
+ * Use `create(ExportSessionResponseSchema)` to create a new message.
+ */
+export const ExportSessionResponseSchema: GenMessage<ExportSessionResponse> = /*@__PURE__*/
+  messageDesc(file_tollgate_audit_v1_audit_service, 6);
 
 /**
  * @generated from message tollgate.audit.v1.StatsRequest
@@ -217,6 +431,30 @@ export type StatsRequest = Message<"tollgate.audit.v1.StatsRequest"> & {
    * @generated from field: tollgate.audit.v1.StatsGroup group_by = 4;
    */
   groupBy: StatsGroup;
+
+  /**
+   * Only calls of this tool / agent / resource (empty = all).
+   *
+   * @generated from field: string tool = 5;
+   */
+  tool: string;
+
+  /**
+   * @generated from field: string agent = 6;
+   */
+  agent: string;
+
+  /**
+   * @generated from field: string resource = 7;
+   */
+  resource: string;
+
+  /**
+   * Window length for STATS_GROUP_WINDOW (required then).
+   *
+   * @generated from field: uint32 window_seconds = 8;
+   */
+  windowSeconds: number;
 };
 
 /**
@@ -224,7 +462,7 @@ export type StatsRequest = Message<"tollgate.audit.v1.StatsRequest"> & {
  * Use `create(StatsRequestSchema)` to create a new message.
  */
 export const StatsRequestSchema: GenMessage<StatsRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_audit_v1_audit_service, 4);
+  messageDesc(file_tollgate_audit_v1_audit_service, 7);
 
 /**
  * Counts for one group (or the totals).
@@ -278,6 +516,52 @@ export type StatsBucket = Message<"tollgate.audit.v1.StatsBucket"> & {
    * @generated from field: uint32 p99_latency_ms = 9;
    */
   p99LatencyMs: number;
+
+  /**
+   * Calls that completed with status OK.
+   *
+   * @generated from field: uint64 ok = 10;
+   */
+  ok: bigint;
+
+  /**
+   * Calls refused for invalid arguments (ARGUMENTS_INVALID).
+   *
+   * @generated from field: uint64 argument_validation_failures = 11;
+   */
+  argumentValidationFailures: bigint;
+
+  /**
+   * @generated from field: uint64 idempotency_conflicts = 12;
+   */
+  idempotencyConflicts: bigint;
+
+  /**
+   * Shares of `calls`, 0..1 (0 when there were no calls).
+   *
+   * @generated from field: double success_rate = 13;
+   */
+  successRate: number;
+
+  /**
+   * @generated from field: double denial_rate = 14;
+   */
+  denialRate: number;
+
+  /**
+   * @generated from field: double argument_validation_failure_rate = 15;
+   */
+  argumentValidationFailureRate: number;
+
+  /**
+   * @generated from field: double idempotency_conflict_rate = 16;
+   */
+  idempotencyConflictRate: number;
+
+  /**
+   * @generated from field: double truncation_rate = 17;
+   */
+  truncationRate: number;
 };
 
 /**
@@ -285,7 +569,7 @@ export type StatsBucket = Message<"tollgate.audit.v1.StatsBucket"> & {
  * Use `create(StatsBucketSchema)` to create a new message.
  */
 export const StatsBucketSchema: GenMessage<StatsBucket> = /*@__PURE__*/
-  messageDesc(file_tollgate_audit_v1_audit_service, 5);
+  messageDesc(file_tollgate_audit_v1_audit_service, 8);
 
 /**
  * @generated from message tollgate.audit.v1.StatsResponse
@@ -307,7 +591,7 @@ export type StatsResponse = Message<"tollgate.audit.v1.StatsResponse"> & {
  * Use `create(StatsResponseSchema)` to create a new message.
  */
 export const StatsResponseSchema: GenMessage<StatsResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_audit_v1_audit_service, 6);
+  messageDesc(file_tollgate_audit_v1_audit_service, 9);
 
 /**
  * @generated from message tollgate.audit.v1.VerifyRequest
@@ -336,7 +620,7 @@ export type VerifyRequest = Message<"tollgate.audit.v1.VerifyRequest"> & {
  * Use `create(VerifyRequestSchema)` to create a new message.
  */
 export const VerifyRequestSchema: GenMessage<VerifyRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_audit_v1_audit_service, 7);
+  messageDesc(file_tollgate_audit_v1_audit_service, 10);
 
 /**
  * @generated from message tollgate.audit.v1.VerifyResponse
@@ -381,7 +665,7 @@ export type VerifyResponse = Message<"tollgate.audit.v1.VerifyResponse"> & {
  * Use `create(VerifyResponseSchema)` to create a new message.
  */
 export const VerifyResponseSchema: GenMessage<VerifyResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_audit_v1_audit_service, 8);
+  messageDesc(file_tollgate_audit_v1_audit_service, 11);
 
 /**
  * What Stats groups by.
@@ -413,6 +697,14 @@ export enum StatsGroup {
    * @generated from enum value: STATS_GROUP_STATUS = 4;
    */
   STATUS = 4,
+
+  /**
+   * Consecutive windows of `window_seconds` from `from`; the key is the window's start
+   * (RFC 3339).
+   *
+   * @generated from enum value: STATS_GROUP_WINDOW = 5;
+   */
+  WINDOW = 5,
 }
 
 /**
@@ -439,7 +731,7 @@ export const AuditService: GenService<{
     output: typeof QueryResponseSchema;
   },
   /**
-   * A session's calls in order, for replay.
+   * A session's timeline in order, for replay: tools offered, calls, decisions, approvals.
    *
    * @generated from rpc tollgate.audit.v1.AuditService.ReplaySession
    */
@@ -447,6 +739,16 @@ export const AuditService: GenService<{
     methodKind: "unary";
     input: typeof ReplaySessionRequestSchema;
     output: typeof ReplaySessionResponseSchema;
+  },
+  /**
+   * The whole timeline of a session as JSON Lines, one `SessionStep` (JSON form) per line.
+   *
+   * @generated from rpc tollgate.audit.v1.AuditService.ExportSession
+   */
+  exportSession: {
+    methodKind: "server_streaming";
+    input: typeof ExportSessionRequestSchema;
+    output: typeof ExportSessionResponseSchema;
   },
   /**
    * Counts and latencies over a time range.

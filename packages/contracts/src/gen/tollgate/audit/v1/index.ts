@@ -9,10 +9,13 @@ export type {
 } from './audit_pb.js';
 export {
   AuditService,
+  ExportSessionRequestSchema,
+  ExportSessionResponseSchema,
   QueryRequestSchema,
   QueryResponseSchema,
   ReplaySessionRequestSchema,
   ReplaySessionResponseSchema,
+  SessionStepSchema,
   StatsBucketSchema,
   StatsGroup,
   StatsGroupSchema,
@@ -23,10 +26,13 @@ export {
   file_tollgate_audit_v1_audit_service,
 } from './audit_service_pb.js';
 export type {
+  ExportSessionRequest,
+  ExportSessionResponse,
   QueryRequest,
   QueryResponse,
   ReplaySessionRequest,
   ReplaySessionResponse,
+  SessionStep,
   StatsBucket,
   StatsRequest,
   StatsResponse,

@@ -11,12 +11,14 @@ export {
   MemoryWrite,
   MemoryWriteSchema,
   MemoryWrittenSchema,
+  OfferedToolSchema,
   PolicyChangedSchema,
   PolicySubject,
   PolicySubjectSchema,
   ResourceChange,
   ResourceChangeSchema,
   ResourceChangedSchema,
+  ToolsListedSchema,
   file_tollgate_events_v1_events,
 } from './events_pb.js';
 export type {
@@ -26,6 +28,8 @@ export type {
   CallDenied,
   EventEnvelope,
   MemoryWritten,
+  OfferedTool,
   PolicyChanged,
   ResourceChanged,
+  ToolsListed,
 } from './events_pb.js';
