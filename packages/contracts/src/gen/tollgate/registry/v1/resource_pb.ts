@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file tollgate/registry/v1/resource.proto.
  */
 export const file_tollgate_registry_v1_resource: GenFile = /*@__PURE__*/
-  fileDesc("CiN0b2xsZ2F0ZS9yZWdpc3RyeS92MS9yZXNvdXJjZS5wcm90bxIUdG9sbGdhdGUucmVnaXN0cnkudjEihwIKD1Jlc291cmNlVmVyc2lvbhIOCgZ0ZW5hbnQYASABKAkSEwoLZW52aXJvbm1lbnQYAiABKAkSDAoEbmFtZRgDIAEoCRIPCgd2ZXJzaW9uGAQgASgNEisKCmRlc2NyaXB0b3IYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNyZWF0ZWRfYnkYByABKAkSDwoHZGVsZXRlZBgIIAEoCBIUCgxjb250ZW50X2hhc2gYCSABKAkSGAoQcm9sbGVkX2JhY2tfZnJvbRgKIAEoDSKVAQoPRGlzY292ZXJlZEZpZWxkEgwKBG5hbWUYASABKAkSDAoEdHlwZRgCIAEoCRITCgtuYXRpdmVfdHlwZRgDIAEoCRIQCghkZWNsYXJlZBgEIAEoCBIVCg1kZWNsYXJlZF90eXBlGAUgASgJEhIKCnNlYXJjaGFibGUYBiABKAgSFAoMYWdncmVnYXRhYmxlGAcgASgIIskDCgVEcmFmdBIKCgJpZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSEwoLZW52aXJvbm1lbnQYAyABKAkSDAoEbmFtZRgEIAEoCRIrCgpkZXNjcmlwdG9yGAUgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBI1CgZmaWVsZHMYBiADKAsyJS50b2xsZ2F0ZS5yZWdpc3RyeS52MS5EaXNjb3ZlcmVkRmllbGQSLQoId2FybmluZ3MYByADKAsyGy50b2xsZ2F0ZS5jb21tb24udjEuV2FybmluZxIxCgZzdGF0dXMYCCABKA4yIS50b2xsZ2F0ZS5yZWdpc3RyeS52MS5EcmFmdFN0YXR1cxISCgpzZXNzaW9uX2lkGAkgASgJEhIKCmNyZWF0ZWRfYnkYCiABKAkSLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKZGVjaWRlZF9ieRgNIAEoCRIOCgZyZWFzb24YDiABKAkSDwoHdmVyc2lvbhgPIAEoDSqWAQoLRHJhZnRTdGF0dXMSHAoYRFJBRlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoURFJBRlRfU1RBVFVTX1BFTkRJTkcQARIaChZEUkFGVF9TVEFUVVNfQ09ORklSTUVEEAISGQoVRFJBRlRfU1RBVFVTX1JFSkVDVEVEEAMSGAoURFJBRlRfU1RBVFVTX0VYUElSRUQQBGIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_tollgate_common_v1_common]);
+  fileDesc("CiN0b2xsZ2F0ZS9yZWdpc3RyeS92MS9yZXNvdXJjZS5wcm90bxIUdG9sbGdhdGUucmVnaXN0cnkudjEihwIKD1Jlc291cmNlVmVyc2lvbhIOCgZ0ZW5hbnQYASABKAkSEwoLZW52aXJvbm1lbnQYAiABKAkSDAoEbmFtZRgDIAEoCRIPCgd2ZXJzaW9uGAQgASgNEisKCmRlc2NyaXB0b3IYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNyZWF0ZWRfYnkYByABKAkSDwoHZGVsZXRlZBgIIAEoCBIUCgxjb250ZW50X2hhc2gYCSABKAkSGAoQcm9sbGVkX2JhY2tfZnJvbRgKIAEoDSK0AQoPRGlzY292ZXJlZEZpZWxkEgwKBG5hbWUYASABKAkSDAoEdHlwZRgCIAEoCRITCgtuYXRpdmVfdHlwZRgDIAEoCRIQCghkZWNsYXJlZBgEIAEoCBIVCg1kZWNsYXJlZF90eXBlGAUgASgJEhIKCnNlYXJjaGFibGUYBiABKAgSFAoMYWdncmVnYXRhYmxlGAcgASgIEh0KFXByb3Bvc2VkX2NhcGFiaWxpdGllcxgIIAMoCSLsAwoFRHJhZnQSCgoCaWQYASABKAkSDgoGdGVuYW50GAIgASgJEhMKC2Vudmlyb25tZW50GAMgASgJEgwKBG5hbWUYBCABKAkSKwoKZGVzY3JpcHRvchgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSNQoGZmllbGRzGAYgAygLMiUudG9sbGdhdGUucmVnaXN0cnkudjEuRGlzY292ZXJlZEZpZWxkEi0KCHdhcm5pbmdzGAcgAygLMhsudG9sbGdhdGUuY29tbW9uLnYxLldhcm5pbmcSMQoGc3RhdHVzGAggASgOMiEudG9sbGdhdGUucmVnaXN0cnkudjEuRHJhZnRTdGF0dXMSEgoKc2Vzc2lvbl9pZBgJIAEoCRISCgpjcmVhdGVkX2J5GAogASgJEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmRlY2lkZWRfYnkYDSABKAkSDgoGcmVhc29uGA4gASgJEg8KB3ZlcnNpb24YDyABKA0SDAoEZWNobxgQIAEoCRITCgtjb25maXJtYWJsZRgRIAEoCCqWAQoLRHJhZnRTdGF0dXMSHAoYRFJBRlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoURFJBRlRfU1RBVFVTX1BFTkRJTkcQARIaChZEUkFGVF9TVEFUVVNfQ09ORklSTUVEEAISGQoVRFJBRlRfU1RBVFVTX1JFSkVDVEVEEAMSGAoURFJBRlRfU1RBVFVTX0VYUElSRUQQBGIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_tollgate_common_v1_common]);
 
 /**
  * One immutable version of a declared resource. Every change (apply, rollback, delete) makes
@@ -143,6 +143,14 @@ export type DiscoveredField = Message<"tollgate.registry.v1.DiscoveredField"> & 
    * @generated from field: bool aggregatable = 7;
    */
   aggregatable: boolean;
+
+  /**
+   * For a field the descriptor does not declare: the capabilities discovery suggests
+   * (`filterable`, `returnable`, ...). They are not enabled until declared.
+   *
+   * @generated from field: repeated string proposed_capabilities = 8;
+   */
+  proposedCapabilities: string[];
 };
 
 /**
@@ -241,6 +249,21 @@ export type Draft = Message<"tollgate.registry.v1.Draft"> & {
    * @generated from field: uint32 version = 15;
    */
   version: number;
+
+  /**
+   * The proposal in plain language, to read back before anyone confirms it.
+   *
+   * @generated from field: string echo = 16;
+   */
+  echo: string;
+
+  /**
+   * True when Confirm without edits would succeed: nothing required is missing and discovery
+   * found nothing that blocks saving.
+   *
+   * @generated from field: bool confirmable = 17;
+   */
+  confirmable: boolean;
 };
 
 /**
