@@ -12,7 +12,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file tollgate/memory/v1/memory.proto.
  */
 export const file_tollgate_memory_v1_memory: GenFile = /*@__PURE__*/
-  fileDesc("Ch90b2xsZ2F0ZS9tZW1vcnkvdjEvbWVtb3J5LnByb3RvEhJ0b2xsZ2F0ZS5tZW1vcnkudjEikwIKB1Nlc3Npb24SDgoGdGVuYW50GAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDQoFYWdlbnQYAyABKAkSDAoEdXNlchgEIAEoCRIPCgd2ZXJzaW9uGAUgASgNEiYKBXN0YXRlGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLbAgoKUHJlZmVyZW5jZRIKCgJpZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSDQoFYWdlbnQYAyABKAkSDAoEdXNlchgEIAEoCRILCgNrZXkYBSABKAkSJQoFdmFsdWUYBiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDAoEdGV4dBgHIAEoCRI0CgZzdGF0dXMYCCABKA4yJC50b2xsZ2F0ZS5tZW1vcnkudjEuUHJlZmVyZW5jZVN0YXR1cxISCgpzZXNzaW9uX2lkGAkgASgJEhIKCmNyZWF0ZWRfYnkYCiABKAkSLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMY29uZmlybWVkX2J5GA0gASgJIv0CCglDYW5kaWRhdGUSCgoCaWQYASABKAkSDgoGdGVuYW50GAIgASgJEg0KBWFnZW50GAMgASgJEgwKBHVzZXIYBCABKAkSLwoEa2luZBgFIAEoDjIhLnRvbGxnYXRlLm1lbW9yeS52MS5DYW5kaWRhdGVLaW5kEikKCHByb3Bvc2FsGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdzdW1tYXJ5GAcgASgJEhIKCmNvbmZpZGVuY2UYCCABKAESGQoRZXZpZGVuY2VfY2FsbF9pZHMYCSADKAkSMwoGc3RhdHVzGAogASgOMiMudG9sbGdhdGUubWVtb3J5LnYxLkNhbmRpZGF0ZVN0YXR1cxIuCgpjcmVhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpkZWNpZGVkX2J5GAwgASgJEg4KBnJlYXNvbhgNIAEoCRISCgpjcmVhdGVkX2lkGA4gASgJIuMCCgpTYXZlZFF1ZXJ5EgoKAmlkGAEgASgJEg4KBnRlbmFudBgCIAEoCRIMCgRuYW1lGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEgwKBHRvb2wYBSABKAkSKgoJYXJndW1lbnRzGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIQCghyZXZpc2lvbhgHIAEoDRIyCgZzdGF0dXMYCCABKA4yIi50b2xsZ2F0ZS5tZW1vcnkudjEuUmV2aXNpb25TdGF0dXMSEgoKY3JlYXRlZF9ieRgJIAEoCRIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpkZWNpZGVkX2J5GAsgASgJEi4KCmRlY2lkZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnJlYXNvbhgNIAEoCSLJAgoFU2tpbGwSCgoCaWQYASABKAkSDgoGdGVuYW50GAIgASgJEgwKBG5hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSFAoMaW5zdHJ1Y3Rpb25zGAUgASgJEg0KBXRvb2xzGAYgAygJEhAKCHJldmlzaW9uGAcgASgNEjIKBnN0YXR1cxgIIAEoDjIiLnRvbGxnYXRlLm1lbW9yeS52MS5SZXZpc2lvblN0YXR1cxISCgpjcmVhdGVkX2J5GAkgASgJEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmRlY2lkZWRfYnkYCyABKAkSLgoKZGVjaWRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGcmVhc29uGA0gASgJIrsBCglSZWNhbGxIaXQSDQoFc2NvcmUYASABKAESNAoKcHJlZmVyZW5jZRgCIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5QcmVmZXJlbmNlSAASNQoLc2F2ZWRfcXVlcnkYAyABKAsyHi50b2xsZ2F0ZS5tZW1vcnkudjEuU2F2ZWRRdWVyeUgAEioKBXNraWxsGAQgASgLMhkudG9sbGdhdGUubWVtb3J5LnYxLlNraWxsSABCBgoEaXRlbSpzChBQcmVmZXJlbmNlU3RhdHVzEiEKHVBSRUZFUkVOQ0VfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHgoaUFJFRkVSRU5DRV9TVEFUVVNfUFJPUE9TRUQQARIcChhQUkVGRVJFTkNFX1NUQVRVU19BQ1RJVkUQAiqIAQoNQ2FuZGlkYXRlS2luZBIeChpDQU5ESURBVEVfS0lORF9VTlNQRUNJRklFRBAAEh0KGUNBTkRJREFURV9LSU5EX1BSRUZFUkVOQ0UQARIeChpDQU5ESURBVEVfS0lORF9TQVZFRF9RVUVSWRACEhgKFENBTkRJREFURV9LSU5EX1NLSUxMEAMqkAEKD0NhbmRpZGF0ZVN0YXR1cxIgChxDQU5ESURBVEVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHAoYQ0FORElEQVRFX1NUQVRVU19QRU5ESU5HEAESHgoaQ0FORElEQVRFX1NUQVRVU19DT05GSVJNRUQQAhIdChlDQU5ESURBVEVfU1RBVFVTX1JFSkVDVEVEEAMqiwEKDlJldmlzaW9uU3RhdHVzEh8KG1JFVklTSU9OX1NUQVRVU19VTlNQRUNJRklFRBAAEhwKGFJFVklTSU9OX1NUQVRVU19QUk9QT1NFRBABEhwKGFJFVklTSU9OX1NUQVRVU19BUFBST1ZFRBACEhwKGFJFVklTSU9OX1NUQVRVU19SRUpFQ1RFRBADKnkKClJlY2FsbEtpbmQSGwoXUkVDQUxMX0tJTkRfVU5TUEVDSUZJRUQQABIaChZSRUNBTExfS0lORF9QUkVGRVJFTkNFEAESGwoXUkVDQUxMX0tJTkRfU0FWRURfUVVFUlkQAhIVChFSRUNBTExfS0lORF9TS0lMTBADYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Ch90b2xsZ2F0ZS9tZW1vcnkvdjEvbWVtb3J5LnByb3RvEhJ0b2xsZ2F0ZS5tZW1vcnkudjEikwIKB1Nlc3Npb24SDgoGdGVuYW50GAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDQoFYWdlbnQYAyABKAkSDAoEdXNlchgEIAEoCRIPCgd2ZXJzaW9uGAUgASgNEiYKBXN0YXRlGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLlAwoKUHJlZmVyZW5jZRIKCgJpZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSDQoFYWdlbnQYAyABKAkSDAoEdXNlchgEIAEoCRILCgNrZXkYBSABKAkSJQoFdmFsdWUYBiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDAoEdGV4dBgHIAEoCRI0CgZzdGF0dXMYCCABKA4yJC50b2xsZ2F0ZS5tZW1vcnkudjEuUHJlZmVyZW5jZVN0YXR1cxISCgpzZXNzaW9uX2lkGAkgASgJEhIKCmNyZWF0ZWRfYnkYCiABKAkSLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMY29uZmlybWVkX2J5GA0gASgJEgwKBGtpbmQYDiABKAkSNAoGc291cmNlGA8gASgOMiQudG9sbGdhdGUubWVtb3J5LnYxLlByZWZlcmVuY2VTb3VyY2USNQoRbGFzdF9jb25maXJtZWRfYXQYECABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXNjb3JlGBEgASgBIq0DCglDYW5kaWRhdGUSCgoCaWQYASABKAkSDgoGdGVuYW50GAIgASgJEg0KBWFnZW50GAMgASgJEgwKBHVzZXIYBCABKAkSLwoEa2luZBgFIAEoDjIhLnRvbGxnYXRlLm1lbW9yeS52MS5DYW5kaWRhdGVLaW5kEikKCHByb3Bvc2FsGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdzdW1tYXJ5GAcgASgJEhIKCmNvbmZpZGVuY2UYCCABKAESGQoRZXZpZGVuY2VfY2FsbF9pZHMYCSADKAkSMwoGc3RhdHVzGAogASgOMiMudG9sbGdhdGUubWVtb3J5LnYxLkNhbmRpZGF0ZVN0YXR1cxIuCgpjcmVhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpkZWNpZGVkX2J5GAwgASgJEg4KBnJlYXNvbhgNIAEoCRISCgpjcmVhdGVkX2lkGA4gASgJEi4KCmRlY2lkZWRfYXQYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIuYDCgpTYXZlZFF1ZXJ5EgoKAmlkGAEgASgJEg4KBnRlbmFudBgCIAEoCRIMCgRuYW1lGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEgwKBHRvb2wYBSABKAkSKgoJYXJndW1lbnRzGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIQCghyZXZpc2lvbhgHIAEoDRIyCgZzdGF0dXMYCCABKA4yIi50b2xsZ2F0ZS5tZW1vcnkudjEuUmV2aXNpb25TdGF0dXMSEgoKY3JlYXRlZF9ieRgJIAEoCRIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpkZWNpZGVkX2J5GAsgASgJEi4KCmRlY2lkZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnJlYXNvbhgNIAEoCRINCgVhZ2VudBgOIAEoCRIMCgR1c2VyGA8gASgJEjsKCnBhcmFtZXRlcnMYECADKAsyJy50b2xsZ2F0ZS5tZW1vcnkudjEuU2F2ZWRRdWVyeVBhcmFtZXRlchIUCgxjb250ZW50X2hhc2gYESABKAkSEQoJYmFzZV9oYXNoGBIgASgJIlQKE1NhdmVkUXVlcnlQYXJhbWV0ZXISDAoEbmFtZRgBIAEoCRIMCgRwYXRoGAIgASgJEgwKBHR5cGUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAki/AQKBVNraWxsEgoKAmlkGAEgASgJEg4KBnRlbmFudBgCIAEoCRIMCgRuYW1lGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhQKDGluc3RydWN0aW9ucxgFIAEoCRINCgV0b29scxgGIAMoCRIQCghyZXZpc2lvbhgHIAEoDRIyCgZzdGF0dXMYCCABKA4yIi50b2xsZ2F0ZS5tZW1vcnkudjEuUmV2aXNpb25TdGF0dXMSEgoKY3JlYXRlZF9ieRgJIAEoCRIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpkZWNpZGVkX2J5GAsgASgJEi4KCmRlY2lkZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnJlYXNvbhgNIAEoCRINCgVhZ2VudBgOIAEoCRIMCgR1c2VyGA8gASgJEiwKBXN0ZXBzGBAgAygLMh0udG9sbGdhdGUubWVtb3J5LnYxLlNraWxsU3RlcBIyCgZpbnB1dHMYESADKAsyIi50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGxQYXJhbWV0ZXISMwoHb3V0cHV0cxgSIAMoCzIiLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbFBhcmFtZXRlchIRCglyZXNvdXJjZXMYEyADKAkSEwoLcGVybWlzc2lvbnMYFCADKAkSGAoQZmFpbHVyZV9oYW5kbGluZxgVIAEoCRIUCgxjb250ZW50X2hhc2gYFiABKAkSEQoJYmFzZV9oYXNoGBcgASgJEhIKCnNlc3Npb25faWQYGCABKAkikgIKCVNraWxsU3RlcBIKCgJpZBgBIAEoCRIMCgR0b29sGAIgASgJEioKCWFyZ3VtZW50cxgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSPQoIYmluZGluZ3MYBCADKAsyKy50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGxTdGVwLkJpbmRpbmdzRW50cnkSEwoLZGVzY3JpcHRpb24YBSABKAkSOgoKb25fZmFpbHVyZRgGIAEoDjImLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbEZhaWx1cmVBY3Rpb24aLwoNQmluZGluZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBImMKDlNraWxsUGFyYW1ldGVyEgwKBG5hbWUYASABKAkSDAoEdHlwZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIQCghyZXF1aXJlZBgEIAEoCBIOCgZzb3VyY2UYBSABKAkiuwEKCVJlY2FsbEhpdBINCgVzY29yZRgBIAEoARI0CgpwcmVmZXJlbmNlGAIgASgLMh4udG9sbGdhdGUubWVtb3J5LnYxLlByZWZlcmVuY2VIABI1CgtzYXZlZF9xdWVyeRgDIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5SAASKgoFc2tpbGwYBCABKAsyGS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGxIAEIGCgRpdGVtKnMKEFByZWZlcmVuY2VTdGF0dXMSIQodUFJFRkVSRU5DRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIeChpQUkVGRVJFTkNFX1NUQVRVU19QUk9QT1NFRBABEhwKGFBSRUZFUkVOQ0VfU1RBVFVTX0FDVElWRRACKo8BChBQcmVmZXJlbmNlU291cmNlEiEKHVBSRUZFUkVOQ0VfU09VUkNFX1VOU1BFQ0lGSUVEEAASHAoYUFJFRkVSRU5DRV9TT1VSQ0VfU1RBVEVEEAESGwoXUFJFRkVSRU5DRV9TT1VSQ0VfQUdFTlQQAhIdChlQUkVGRVJFTkNFX1NPVVJDRV9ERVJJVkVEEAMqiAEKDUNhbmRpZGF0ZUtpbmQSHgoaQ0FORElEQVRFX0tJTkRfVU5TUEVDSUZJRUQQABIdChlDQU5ESURBVEVfS0lORF9QUkVGRVJFTkNFEAESHgoaQ0FORElEQVRFX0tJTkRfU0FWRURfUVVFUlkQAhIYChRDQU5ESURBVEVfS0lORF9TS0lMTBADKpABCg9DYW5kaWRhdGVTdGF0dXMSIAocQ0FORElEQVRFX1NUQVRVU19VTlNQRUNJRklFRBAAEhwKGENBTkRJREFURV9TVEFUVVNfUEVORElORxABEh4KGkNBTkRJREFURV9TVEFUVVNfQ09ORklSTUVEEAISHQoZQ0FORElEQVRFX1NUQVRVU19SRUpFQ1RFRBADKosBCg5SZXZpc2lvblN0YXR1cxIfChtSRVZJU0lPTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIcChhSRVZJU0lPTl9TVEFUVVNfUFJPUE9TRUQQARIcChhSRVZJU0lPTl9TVEFUVVNfQVBQUk9WRUQQAhIcChhSRVZJU0lPTl9TVEFUVVNfUkVKRUNURUQQAyq7AQoSU2tpbGxGYWlsdXJlQWN0aW9uEiQKIFNLSUxMX0ZBSUxVUkVfQUNUSU9OX1VOU1BFQ0lGSUVEEAASHQoZU0tJTExfRkFJTFVSRV9BQ1RJT05fU1RPUBABEh4KGlNLSUxMX0ZBSUxVUkVfQUNUSU9OX1JFVFJZEAISHQoZU0tJTExfRkFJTFVSRV9BQ1RJT05fU0tJUBADEiEKHVNLSUxMX0ZBSUxVUkVfQUNUSU9OX0FTS19VU0VSEAQqeQoKUmVjYWxsS2luZBIbChdSRUNBTExfS0lORF9VTlNQRUNJRklFRBAAEhoKFlJFQ0FMTF9LSU5EX1BSRUZFUkVOQ0UQARIbChdSRUNBTExfS0lORF9TQVZFRF9RVUVSWRACEhUKEVJFQ0FMTF9LSU5EX1NLSUxMEANiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * A conversation's working state, stored as an opaque snapshot with an optimistic version.
@@ -154,6 +154,33 @@ export type Preference = Message<"tollgate.memory.v1.Preference"> & {
    * @generated from field: string confirmed_by = 13;
    */
   confirmedBy: string;
+
+  /**
+   * What sort of fact: `frequent_resource`, `preferred_fields`, `language`, `free_text`, ...
+   * The gate policy decides per kind whether a write takes effect at once or is staged.
+   *
+   * @generated from field: string kind = 14;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: tollgate.memory.v1.PreferenceSource source = 15;
+   */
+  source: PreferenceSource;
+
+  /**
+   * When it was last stated, confirmed, or re-derived from fresh evidence.
+   *
+   * @generated from field: google.protobuf.Timestamp last_confirmed_at = 16;
+   */
+  lastConfirmedAt?: Timestamp | undefined;
+
+  /**
+   * Decayed usage score behind a derived preference (0 for the others).
+   *
+   * @generated from field: double score = 17;
+   */
+  score: number;
 };
 
 /**
@@ -249,6 +276,11 @@ export type Candidate = Message<"tollgate.memory.v1.Candidate"> & {
    * @generated from field: string created_id = 14;
    */
   createdId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp decided_at = 15;
+   */
+  decidedAt?: Timestamp | undefined;
 };
 
 /**
@@ -293,6 +325,8 @@ export type SavedQuery = Message<"tollgate.memory.v1.SavedQuery"> & {
   tool: string;
 
   /**
+   * The call's arguments; the places named by `parameters` are filled in at call time.
+   *
    * @generated from field: google.protobuf.Struct arguments = 6;
    */
   arguments?: JsonObject | undefined;
@@ -333,6 +367,40 @@ export type SavedQuery = Message<"tollgate.memory.v1.SavedQuery"> & {
    * @generated from field: string reason = 13;
    */
   reason: string;
+
+  /**
+   * Owner: the agent, and the user when set (empty = every user of the agent).
+   *
+   * @generated from field: string agent = 14;
+   */
+  agent: string;
+
+  /**
+   * @generated from field: string user = 15;
+   */
+  user: string;
+
+  /**
+   * The values a caller supplies; everything else in `arguments` is fixed.
+   *
+   * @generated from field: repeated tollgate.memory.v1.SavedQueryParameter parameters = 16;
+   */
+  parameters: SavedQueryParameter[];
+
+  /**
+   * sha256 (hex) of the canonical JSON of this revision's content (description, tool,
+   * arguments, parameters).
+   *
+   * @generated from field: string content_hash = 17;
+   */
+  contentHash: string;
+
+  /**
+   * `content_hash` of the approved revision this one edits (empty when there was none).
+   *
+   * @generated from field: string base_hash = 18;
+   */
+  baseHash: string;
 };
 
 /**
@@ -341,6 +409,46 @@ export type SavedQuery = Message<"tollgate.memory.v1.SavedQuery"> & {
  */
 export const SavedQuerySchema: GenMessage<SavedQuery> = /*@__PURE__*/
   messageDesc(file_tollgate_memory_v1_memory, 3);
+
+/**
+ * A value a saved query leaves open: the caller supplies it and it is written at `path`.
+ *
+ * @generated from message tollgate.memory.v1.SavedQueryParameter
+ */
+export type SavedQueryParameter = Message<"tollgate.memory.v1.SavedQueryParameter"> & {
+  /**
+   * `[a-z][a-z0-9_]{0,62}`, unique within the saved query.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * JSON Pointer into the arguments where the value goes, e.g. `/filters/0/value`.
+   *
+   * @generated from field: string path = 2;
+   */
+  path: string;
+
+  /**
+   * JSON type of the value: `string`, `number`, `integer`, `boolean` or `array`.
+   *
+   * @generated from field: string type = 3;
+   */
+  type: string;
+
+  /**
+   * @generated from field: string description = 4;
+   */
+  description: string;
+};
+
+/**
+ * Describes the message tollgate.memory.v1.SavedQueryParameter.
+ * Use `create(SavedQueryParameterSchema)` to create a new message.
+ */
+export const SavedQueryParameterSchema: GenMessage<SavedQueryParameter> = /*@__PURE__*/
+  messageDesc(file_tollgate_memory_v1_memory, 4);
 
 /**
  * Instructions for a recurring task and the tools it uses. Updates are proposals, as for
@@ -417,6 +525,78 @@ export type Skill = Message<"tollgate.memory.v1.Skill"> & {
    * @generated from field: string reason = 13;
    */
   reason: string;
+
+  /**
+   * Owner, as for saved queries.
+   *
+   * @generated from field: string agent = 14;
+   */
+  agent: string;
+
+  /**
+   * @generated from field: string user = 15;
+   */
+  user: string;
+
+  /**
+   * The procedure: tool calls in order, with bindings between them.
+   *
+   * @generated from field: repeated tollgate.memory.v1.SkillStep steps = 16;
+   */
+  steps: SkillStep[];
+
+  /**
+   * @generated from field: repeated tollgate.memory.v1.SkillParameter inputs = 17;
+   */
+  inputs: SkillParameter[];
+
+  /**
+   * @generated from field: repeated tollgate.memory.v1.SkillParameter outputs = 18;
+   */
+  outputs: SkillParameter[];
+
+  /**
+   * Resources the steps read or write.
+   *
+   * @generated from field: repeated string resources = 19;
+   */
+  resources: string[];
+
+  /**
+   * Actions the steps need, e.g. `es_orders.search`.
+   *
+   * @generated from field: repeated string permissions = 20;
+   */
+  permissions: string[];
+
+  /**
+   * What to do when the procedure fails as a whole, in words.
+   *
+   * @generated from field: string failure_handling = 21;
+   */
+  failureHandling: string;
+
+  /**
+   * sha256 (hex) of the canonical JSON of this revision's content (everything but identity,
+   * owner and review fields). Approval is bound to it.
+   *
+   * @generated from field: string content_hash = 22;
+   */
+  contentHash: string;
+
+  /**
+   * `content_hash` of the approved revision this one edits (empty when there was none).
+   *
+   * @generated from field: string base_hash = 23;
+   */
+  baseHash: string;
+
+  /**
+   * Conversation the skill was proposed from, if any.
+   *
+   * @generated from field: string session_id = 24;
+   */
+  sessionId: string;
 };
 
 /**
@@ -424,7 +604,105 @@ export type Skill = Message<"tollgate.memory.v1.Skill"> & {
  * Use `create(SkillSchema)` to create a new message.
  */
 export const SkillSchema: GenMessage<Skill> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory, 4);
+  messageDesc(file_tollgate_memory_v1_memory, 5);
+
+/**
+ * One step of a skill: a tool call made of literal arguments and bindings.
+ *
+ * @generated from message tollgate.memory.v1.SkillStep
+ */
+export type SkillStep = Message<"tollgate.memory.v1.SkillStep"> & {
+  /**
+   * `[a-z][a-z0-9_]{0,62}`, unique within the skill; later steps and outputs refer to it.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string tool = 2;
+   */
+  tool: string;
+
+  /**
+   * Literal arguments.
+   *
+   * @generated from field: google.protobuf.Struct arguments = 3;
+   */
+  arguments?: JsonObject | undefined;
+
+  /**
+   * Argument JSON Pointer → where its value comes from: `inputs.<name>` or
+   * `steps.<id>` followed by a JSON Pointer into that step's result.
+   *
+   * @generated from field: map<string, string> bindings = 4;
+   */
+  bindings: { [key: string]: string };
+
+  /**
+   * @generated from field: string description = 5;
+   */
+  description: string;
+
+  /**
+   * @generated from field: tollgate.memory.v1.SkillFailureAction on_failure = 6;
+   */
+  onFailure: SkillFailureAction;
+};
+
+/**
+ * Describes the message tollgate.memory.v1.SkillStep.
+ * Use `create(SkillStepSchema)` to create a new message.
+ */
+export const SkillStepSchema: GenMessage<SkillStep> = /*@__PURE__*/
+  messageDesc(file_tollgate_memory_v1_memory, 6);
+
+/**
+ * A named value a skill takes (input) or produces (output).
+ *
+ * @generated from message tollgate.memory.v1.SkillParameter
+ */
+export type SkillParameter = Message<"tollgate.memory.v1.SkillParameter"> & {
+  /**
+   * `[a-z][a-z0-9_]{0,62}`, unique among the skill's inputs (or outputs).
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * JSON type: `string`, `number`, `integer`, `boolean`, `array` or `object`.
+   *
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * Inputs only: the skill cannot run without it.
+   *
+   * @generated from field: bool required = 4;
+   */
+  required: boolean;
+
+  /**
+   * Outputs only: `steps.<id>` followed by a JSON Pointer into that step's result.
+   *
+   * @generated from field: string source = 5;
+   */
+  source: string;
+};
+
+/**
+ * Describes the message tollgate.memory.v1.SkillParameter.
+ * Use `create(SkillParameterSchema)` to create a new message.
+ */
+export const SkillParameterSchema: GenMessage<SkillParameter> = /*@__PURE__*/
+  messageDesc(file_tollgate_memory_v1_memory, 7);
 
 /**
  * One recalled item and how relevant it is to the task.
@@ -466,7 +744,7 @@ export type RecallHit = Message<"tollgate.memory.v1.RecallHit"> & {
  * Use `create(RecallHitSchema)` to create a new message.
  */
 export const RecallHitSchema: GenMessage<RecallHit> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory, 5);
+  messageDesc(file_tollgate_memory_v1_memory, 8);
 
 /**
  * Whether a preference is in effect.
@@ -501,6 +779,45 @@ export const PreferenceStatusSchema: GenEnum<PreferenceStatus> = /*@__PURE__*/
   enumDesc(file_tollgate_memory_v1_memory, 0);
 
 /**
+ * Where a preference came from.
+ *
+ * @generated from enum tollgate.memory.v1.PreferenceSource
+ */
+export enum PreferenceSource {
+  /**
+   * @generated from enum value: PREFERENCE_SOURCE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Stated or corrected by a person (a principal with a user claim).
+   *
+   * @generated from enum value: PREFERENCE_SOURCE_STATED = 1;
+   */
+  STATED = 1,
+
+  /**
+   * Written by an agent acting without a user claim.
+   *
+   * @generated from enum value: PREFERENCE_SOURCE_AGENT = 2;
+   */
+  AGENT = 2,
+
+  /**
+   * Derived from completed calls (frequency with decay).
+   *
+   * @generated from enum value: PREFERENCE_SOURCE_DERIVED = 3;
+   */
+  DERIVED = 3,
+}
+
+/**
+ * Describes the enum tollgate.memory.v1.PreferenceSource.
+ */
+export const PreferenceSourceSchema: GenEnum<PreferenceSource> = /*@__PURE__*/
+  enumDesc(file_tollgate_memory_v1_memory, 1);
+
+/**
  * What a memory candidate would become if confirmed.
  *
  * @generated from enum tollgate.memory.v1.CandidateKind
@@ -531,7 +848,7 @@ export enum CandidateKind {
  * Describes the enum tollgate.memory.v1.CandidateKind.
  */
 export const CandidateKindSchema: GenEnum<CandidateKind> = /*@__PURE__*/
-  enumDesc(file_tollgate_memory_v1_memory, 1);
+  enumDesc(file_tollgate_memory_v1_memory, 2);
 
 /**
  * Lifecycle of a memory candidate.
@@ -564,7 +881,7 @@ export enum CandidateStatus {
  * Describes the enum tollgate.memory.v1.CandidateStatus.
  */
 export const CandidateStatusSchema: GenEnum<CandidateStatus> = /*@__PURE__*/
-  enumDesc(file_tollgate_memory_v1_memory, 2);
+  enumDesc(file_tollgate_memory_v1_memory, 3);
 
 /**
  * Review state of one revision of a saved query or skill.
@@ -599,7 +916,53 @@ export enum RevisionStatus {
  * Describes the enum tollgate.memory.v1.RevisionStatus.
  */
 export const RevisionStatusSchema: GenEnum<RevisionStatus> = /*@__PURE__*/
-  enumDesc(file_tollgate_memory_v1_memory, 3);
+  enumDesc(file_tollgate_memory_v1_memory, 4);
+
+/**
+ * What a skill does when one step fails.
+ *
+ * @generated from enum tollgate.memory.v1.SkillFailureAction
+ */
+export enum SkillFailureAction {
+  /**
+   * Same as STOP.
+   *
+   * @generated from enum value: SKILL_FAILURE_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: SKILL_FAILURE_ACTION_STOP = 1;
+   */
+  STOP = 1,
+
+  /**
+   * Retry the step (retryable errors only), then stop.
+   *
+   * @generated from enum value: SKILL_FAILURE_ACTION_RETRY = 2;
+   */
+  RETRY = 2,
+
+  /**
+   * Go on without this step's result.
+   *
+   * @generated from enum value: SKILL_FAILURE_ACTION_SKIP = 3;
+   */
+  SKIP = 3,
+
+  /**
+   * Ask the user how to continue.
+   *
+   * @generated from enum value: SKILL_FAILURE_ACTION_ASK_USER = 4;
+   */
+  ASK_USER = 4,
+}
+
+/**
+ * Describes the enum tollgate.memory.v1.SkillFailureAction.
+ */
+export const SkillFailureActionSchema: GenEnum<SkillFailureAction> = /*@__PURE__*/
+  enumDesc(file_tollgate_memory_v1_memory, 5);
 
 /**
  * Kinds of memory Recall can return.
@@ -632,5 +995,5 @@ export enum RecallKind {
  * Describes the enum tollgate.memory.v1.RecallKind.
  */
 export const RecallKindSchema: GenEnum<RecallKind> = /*@__PURE__*/
-  enumDesc(file_tollgate_memory_v1_memory, 4);
+  enumDesc(file_tollgate_memory_v1_memory, 6);
 

@@ -6,7 +6,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Value } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
-import type { Candidate, CandidateKind, CandidateStatus, Preference, PreferenceStatus, RecallHit, RecallKind, RevisionStatus, SavedQuery, Session, Skill } from "./memory_pb.js";
+import type { Candidate, CandidateKind, CandidateStatus, Preference, PreferenceStatus, RecallHit, RecallKind, RevisionStatus, SavedQuery, SavedQueryParameter, Session, Skill, SkillParameter, SkillStep } from "./memory_pb.js";
 import { file_tollgate_memory_v1_memory } from "./memory_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file tollgate/memory/v1/memory_service.proto.
  */
 export const file_tollgate_memory_v1_memory_service: GenFile = /*@__PURE__*/
-  fileDesc("Cid0b2xsZ2F0ZS9tZW1vcnkvdjEvbWVtb3J5X3NlcnZpY2UucHJvdG8SEnRvbGxnYXRlLm1lbW9yeS52MSInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIkIKEkdldFNlc3Npb25SZXNwb25zZRIsCgdzZXNzaW9uGAEgASgLMhsudG9sbGdhdGUubWVtb3J5LnYxLlNlc3Npb24igwEKEVB1dFNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSJgoFc3RhdGUYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKA1IAIgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbiJCChJQdXRTZXNzaW9uUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLnRvbGxnYXRlLm1lbW9yeS52MS5TZXNzaW9uIoMBChZMaXN0UHJlZmVyZW5jZXNSZXF1ZXN0EgwKBHVzZXIYASABKAkSNAoGc3RhdHVzGAIgASgOMiQudG9sbGdhdGUubWVtb3J5LnYxLlByZWZlcmVuY2VTdGF0dXMSEQoJcGFnZV9zaXplGAMgASgNEhIKCnBhZ2VfdG9rZW4YBCABKAkiZwoXTGlzdFByZWZlcmVuY2VzUmVzcG9uc2USMwoLcHJlZmVyZW5jZXMYASADKAsyHi50b2xsZ2F0ZS5tZW1vcnkudjEuUHJlZmVyZW5jZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiegoUUHV0UHJlZmVyZW5jZVJlcXVlc3QSCwoDa2V5GAEgASgJEiUKBXZhbHVlGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEgwKBHRleHQYAyABKAkSDAoEdXNlchgEIAEoCRISCgpzZXNzaW9uX2lkGAUgASgJIksKFVB1dFByZWZlcmVuY2VSZXNwb25zZRIyCgpwcmVmZXJlbmNlGAEgASgLMh4udG9sbGdhdGUubWVtb3J5LnYxLlByZWZlcmVuY2UiJgoYQ29uZmlybVByZWZlcmVuY2VSZXF1ZXN0EgoKAmlkGAEgASgJIk8KGUNvbmZpcm1QcmVmZXJlbmNlUmVzcG9uc2USMgoKcHJlZmVyZW5jZRgBIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5QcmVmZXJlbmNlIiUKF0ZvcmdldFByZWZlcmVuY2VSZXF1ZXN0EgoKAmlkGAEgASgJIhoKGEZvcmdldFByZWZlcmVuY2VSZXNwb25zZSKkAQoVTGlzdENhbmRpZGF0ZXNSZXF1ZXN0Ei8KBGtpbmQYASABKA4yIS50b2xsZ2F0ZS5tZW1vcnkudjEuQ2FuZGlkYXRlS2luZBIzCgZzdGF0dXMYAiABKA4yIy50b2xsZ2F0ZS5tZW1vcnkudjEuQ2FuZGlkYXRlU3RhdHVzEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJImQKFkxpc3RDYW5kaWRhdGVzUmVzcG9uc2USMQoKY2FuZGlkYXRlcxgBIAMoCzIdLnRvbGxnYXRlLm1lbW9yeS52MS5DYW5kaWRhdGUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiUKF0NvbmZpcm1DYW5kaWRhdGVSZXF1ZXN0EgoKAmlkGAEgASgJIkwKGENvbmZpcm1DYW5kaWRhdGVSZXNwb25zZRIwCgljYW5kaWRhdGUYASABKAsyHS50b2xsZ2F0ZS5tZW1vcnkudjEuQ2FuZGlkYXRlIjQKFlJlamVjdENhbmRpZGF0ZVJlcXVlc3QSCgoCaWQYASABKAkSDgoGcmVhc29uGAIgASgJIksKF1JlamVjdENhbmRpZGF0ZVJlc3BvbnNlEjAKCWNhbmRpZGF0ZRgBIAEoCzIdLnRvbGxnYXRlLm1lbW9yeS52MS5DYW5kaWRhdGUidgoXQ3JlYXRlU2F2ZWRRdWVyeVJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIMCgR0b29sGAMgASgJEioKCWFyZ3VtZW50cxgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiTwoYQ3JlYXRlU2F2ZWRRdWVyeVJlc3BvbnNlEjMKC3NhdmVkX3F1ZXJ5GAEgASgLMh4udG9sbGdhdGUubWVtb3J5LnYxLlNhdmVkUXVlcnkiNAoUR2V0U2F2ZWRRdWVyeVJlcXVlc3QSCgoCaWQYASABKAkSEAoIcmV2aXNpb24YAiABKA0iTAoVR2V0U2F2ZWRRdWVyeVJlc3BvbnNlEjMKC3NhdmVkX3F1ZXJ5GAEgASgLMh4udG9sbGdhdGUubWVtb3J5LnYxLlNhdmVkUXVlcnkiggEKF0xpc3RTYXZlZFF1ZXJpZXNSZXF1ZXN0EjIKBnN0YXR1cxgBIAEoDjIiLnRvbGxnYXRlLm1lbW9yeS52MS5SZXZpc2lvblN0YXR1cxIMCgR0b29sGAIgASgJEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJImoKGExpc3RTYXZlZFF1ZXJpZXNSZXNwb25zZRI1Cg1zYXZlZF9xdWVyaWVzGAEgAygLMh4udG9sbGdhdGUubWVtb3J5LnYxLlNhdmVkUXVlcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIqoBChdVcGRhdGVTYXZlZFF1ZXJ5UmVxdWVzdBIKCgJpZBgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIMCgR0b29sGAMgASgJEioKCWFyZ3VtZW50cxgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSHgoRZXhwZWN0ZWRfcmV2aXNpb24YBSABKA1IAIgBAUIUChJfZXhwZWN0ZWRfcmV2aXNpb24iTwoYVXBkYXRlU2F2ZWRRdWVyeVJlc3BvbnNlEjMKC3NhdmVkX3F1ZXJ5GAEgASgLMh4udG9sbGdhdGUubWVtb3J5LnYxLlNhdmVkUXVlcnkiSAoYQXBwcm92ZVNhdmVkUXVlcnlSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNEg4KBnJlYXNvbhgDIAEoCSJQChlBcHByb3ZlU2F2ZWRRdWVyeVJlc3BvbnNlEjMKC3NhdmVkX3F1ZXJ5GAEgASgLMh4udG9sbGdhdGUubWVtb3J5LnYxLlNhdmVkUXVlcnkiRwoXUmVqZWN0U2F2ZWRRdWVyeVJlcXVlc3QSCgoCaWQYASABKAkSEAoIcmV2aXNpb24YAiABKA0SDgoGcmVhc29uGAMgASgJIk8KGFJlamVjdFNhdmVkUXVlcnlSZXNwb25zZRIzCgtzYXZlZF9xdWVyeRgBIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5IiUKF0RlbGV0ZVNhdmVkUXVlcnlSZXF1ZXN0EgoKAmlkGAEgASgJIhoKGERlbGV0ZVNhdmVkUXVlcnlSZXNwb25zZSJcChJDcmVhdGVTa2lsbFJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIUCgxpbnN0cnVjdGlvbnMYAyABKAkSDQoFdG9vbHMYBCADKAkiPwoTQ3JlYXRlU2tpbGxSZXNwb25zZRIoCgVza2lsbBgBIAEoCzIZLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbCIvCg9HZXRTa2lsbFJlcXVlc3QSCgoCaWQYASABKAkSEAoIcmV2aXNpb24YAiABKA0iPAoQR2V0U2tpbGxSZXNwb25zZRIoCgVza2lsbBgBIAEoCzIZLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbCJuChFMaXN0U2tpbGxzUmVxdWVzdBIyCgZzdGF0dXMYASABKA4yIi50b2xsZ2F0ZS5tZW1vcnkudjEuUmV2aXNpb25TdGF0dXMSEQoJcGFnZV9zaXplGAIgASgNEhIKCnBhZ2VfdG9rZW4YAyABKAkiWAoSTGlzdFNraWxsc1Jlc3BvbnNlEikKBnNraWxscxgBIAMoCzIZLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkikAEKElVwZGF0ZVNraWxsUmVxdWVzdBIKCgJpZBgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIUCgxpbnN0cnVjdGlvbnMYAyABKAkSDQoFdG9vbHMYBCADKAkSHgoRZXhwZWN0ZWRfcmV2aXNpb24YBSABKA1IAIgBAUIUChJfZXhwZWN0ZWRfcmV2aXNpb24iPwoTVXBkYXRlU2tpbGxSZXNwb25zZRIoCgVza2lsbBgBIAEoCzIZLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbCJDChNBcHByb3ZlU2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNEg4KBnJlYXNvbhgDIAEoCSJAChRBcHByb3ZlU2tpbGxSZXNwb25zZRIoCgVza2lsbBgBIAEoCzIZLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbCJCChJSZWplY3RTa2lsbFJlcXVlc3QSCgoCaWQYASABKAkSEAoIcmV2aXNpb24YAiABKA0SDgoGcmVhc29uGAMgASgJIj8KE1JlamVjdFNraWxsUmVzcG9uc2USKAoFc2tpbGwYASABKAsyGS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGwiIAoSRGVsZXRlU2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJIhUKE0RlbGV0ZVNraWxsUmVzcG9uc2UibwoNUmVjYWxsUmVxdWVzdBIMCgR0YXNrGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDQoFdG9wX2sYAyABKA0SLQoFa2luZHMYBCADKA4yHi50b2xsZ2F0ZS5tZW1vcnkudjEuUmVjYWxsS2luZCI9Cg5SZWNhbGxSZXNwb25zZRIrCgRoaXRzGAEgAygLMh0udG9sbGdhdGUubWVtb3J5LnYxLlJlY2FsbEhpdDKrEwoNTWVtb3J5U2VydmljZRJbCgpHZXRTZXNzaW9uEiUudG9sbGdhdGUubWVtb3J5LnYxLkdldFNlc3Npb25SZXF1ZXN0GiYudG9sbGdhdGUubWVtb3J5LnYxLkdldFNlc3Npb25SZXNwb25zZRJbCgpQdXRTZXNzaW9uEiUudG9sbGdhdGUubWVtb3J5LnYxLlB1dFNlc3Npb25SZXF1ZXN0GiYudG9sbGdhdGUubWVtb3J5LnYxLlB1dFNlc3Npb25SZXNwb25zZRJqCg9MaXN0UHJlZmVyZW5jZXMSKi50b2xsZ2F0ZS5tZW1vcnkudjEuTGlzdFByZWZlcmVuY2VzUmVxdWVzdBorLnRvbGxnYXRlLm1lbW9yeS52MS5MaXN0UHJlZmVyZW5jZXNSZXNwb25zZRJkCg1QdXRQcmVmZXJlbmNlEigudG9sbGdhdGUubWVtb3J5LnYxLlB1dFByZWZlcmVuY2VSZXF1ZXN0GikudG9sbGdhdGUubWVtb3J5LnYxLlB1dFByZWZlcmVuY2VSZXNwb25zZRJwChFDb25maXJtUHJlZmVyZW5jZRIsLnRvbGxnYXRlLm1lbW9yeS52MS5Db25maXJtUHJlZmVyZW5jZVJlcXVlc3QaLS50b2xsZ2F0ZS5tZW1vcnkudjEuQ29uZmlybVByZWZlcmVuY2VSZXNwb25zZRJtChBGb3JnZXRQcmVmZXJlbmNlEisudG9sbGdhdGUubWVtb3J5LnYxLkZvcmdldFByZWZlcmVuY2VSZXF1ZXN0GiwudG9sbGdhdGUubWVtb3J5LnYxLkZvcmdldFByZWZlcmVuY2VSZXNwb25zZRJnCg5MaXN0Q2FuZGlkYXRlcxIpLnRvbGxnYXRlLm1lbW9yeS52MS5MaXN0Q2FuZGlkYXRlc1JlcXVlc3QaKi50b2xsZ2F0ZS5tZW1vcnkudjEuTGlzdENhbmRpZGF0ZXNSZXNwb25zZRJtChBDb25maXJtQ2FuZGlkYXRlEisudG9sbGdhdGUubWVtb3J5LnYxLkNvbmZpcm1DYW5kaWRhdGVSZXF1ZXN0GiwudG9sbGdhdGUubWVtb3J5LnYxLkNvbmZpcm1DYW5kaWRhdGVSZXNwb25zZRJqCg9SZWplY3RDYW5kaWRhdGUSKi50b2xsZ2F0ZS5tZW1vcnkudjEuUmVqZWN0Q2FuZGlkYXRlUmVxdWVzdBorLnRvbGxnYXRlLm1lbW9yeS52MS5SZWplY3RDYW5kaWRhdGVSZXNwb25zZRJtChBDcmVhdGVTYXZlZFF1ZXJ5EisudG9sbGdhdGUubWVtb3J5LnYxLkNyZWF0ZVNhdmVkUXVlcnlSZXF1ZXN0GiwudG9sbGdhdGUubWVtb3J5LnYxLkNyZWF0ZVNhdmVkUXVlcnlSZXNwb25zZRJkCg1HZXRTYXZlZFF1ZXJ5EigudG9sbGdhdGUubWVtb3J5LnYxLkdldFNhdmVkUXVlcnlSZXF1ZXN0GikudG9sbGdhdGUubWVtb3J5LnYxLkdldFNhdmVkUXVlcnlSZXNwb25zZRJtChBMaXN0U2F2ZWRRdWVyaWVzEisudG9sbGdhdGUubWVtb3J5LnYxLkxpc3RTYXZlZFF1ZXJpZXNSZXF1ZXN0GiwudG9sbGdhdGUubWVtb3J5LnYxLkxpc3RTYXZlZFF1ZXJpZXNSZXNwb25zZRJtChBVcGRhdGVTYXZlZFF1ZXJ5EisudG9sbGdhdGUubWVtb3J5LnYxLlVwZGF0ZVNhdmVkUXVlcnlSZXF1ZXN0GiwudG9sbGdhdGUubWVtb3J5LnYxLlVwZGF0ZVNhdmVkUXVlcnlSZXNwb25zZRJwChFBcHByb3ZlU2F2ZWRRdWVyeRIsLnRvbGxnYXRlLm1lbW9yeS52MS5BcHByb3ZlU2F2ZWRRdWVyeVJlcXVlc3QaLS50b2xsZ2F0ZS5tZW1vcnkudjEuQXBwcm92ZVNhdmVkUXVlcnlSZXNwb25zZRJtChBSZWplY3RTYXZlZFF1ZXJ5EisudG9sbGdhdGUubWVtb3J5LnYxLlJlamVjdFNhdmVkUXVlcnlSZXF1ZXN0GiwudG9sbGdhdGUubWVtb3J5LnYxLlJlamVjdFNhdmVkUXVlcnlSZXNwb25zZRJtChBEZWxldGVTYXZlZFF1ZXJ5EisudG9sbGdhdGUubWVtb3J5LnYxLkRlbGV0ZVNhdmVkUXVlcnlSZXF1ZXN0GiwudG9sbGdhdGUubWVtb3J5LnYxLkRlbGV0ZVNhdmVkUXVlcnlSZXNwb25zZRJeCgtDcmVhdGVTa2lsbBImLnRvbGxnYXRlLm1lbW9yeS52MS5DcmVhdGVTa2lsbFJlcXVlc3QaJy50b2xsZ2F0ZS5tZW1vcnkudjEuQ3JlYXRlU2tpbGxSZXNwb25zZRJVCghHZXRTa2lsbBIjLnRvbGxnYXRlLm1lbW9yeS52MS5HZXRTa2lsbFJlcXVlc3QaJC50b2xsZ2F0ZS5tZW1vcnkudjEuR2V0U2tpbGxSZXNwb25zZRJbCgpMaXN0U2tpbGxzEiUudG9sbGdhdGUubWVtb3J5LnYxLkxpc3RTa2lsbHNSZXF1ZXN0GiYudG9sbGdhdGUubWVtb3J5LnYxLkxpc3RTa2lsbHNSZXNwb25zZRJeCgtVcGRhdGVTa2lsbBImLnRvbGxnYXRlLm1lbW9yeS52MS5VcGRhdGVTa2lsbFJlcXVlc3QaJy50b2xsZ2F0ZS5tZW1vcnkudjEuVXBkYXRlU2tpbGxSZXNwb25zZRJhCgxBcHByb3ZlU2tpbGwSJy50b2xsZ2F0ZS5tZW1vcnkudjEuQXBwcm92ZVNraWxsUmVxdWVzdBooLnRvbGxnYXRlLm1lbW9yeS52MS5BcHByb3ZlU2tpbGxSZXNwb25zZRJeCgtSZWplY3RTa2lsbBImLnRvbGxnYXRlLm1lbW9yeS52MS5SZWplY3RTa2lsbFJlcXVlc3QaJy50b2xsZ2F0ZS5tZW1vcnkudjEuUmVqZWN0U2tpbGxSZXNwb25zZRJeCgtEZWxldGVTa2lsbBImLnRvbGxnYXRlLm1lbW9yeS52MS5EZWxldGVTa2lsbFJlcXVlc3QaJy50b2xsZ2F0ZS5tZW1vcnkudjEuRGVsZXRlU2tpbGxSZXNwb25zZRJPCgZSZWNhbGwSIS50b2xsZ2F0ZS5tZW1vcnkudjEuUmVjYWxsUmVxdWVzdBoiLnRvbGxnYXRlLm1lbW9yeS52MS5SZWNhbGxSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_tollgate_memory_v1_memory]);
+  fileDesc("Cid0b2xsZ2F0ZS9tZW1vcnkvdjEvbWVtb3J5X3NlcnZpY2UucHJvdG8SEnRvbGxnYXRlLm1lbW9yeS52MSInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIkIKEkdldFNlc3Npb25SZXNwb25zZRIsCgdzZXNzaW9uGAEgASgLMhsudG9sbGdhdGUubWVtb3J5LnYxLlNlc3Npb24igwEKEVB1dFNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSJgoFc3RhdGUYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKA1IAIgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbiJaChJQdXRTZXNzaW9uUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLnRvbGxnYXRlLm1lbW9yeS52MS5TZXNzaW9uEhYKDnJlZGFjdGVkX3BhdGhzGAIgAygJIioKFFJlc3VtZVNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiRQoVUmVzdW1lU2Vzc2lvblJlc3BvbnNlEiwKB3Nlc3Npb24YASABKAsyGy50b2xsZ2F0ZS5tZW1vcnkudjEuU2Vzc2lvbiKSAQoWTGlzdFByZWZlcmVuY2VzUmVxdWVzdBIMCgR1c2VyGAEgASgJEjQKBnN0YXR1cxgCIAEoDjIkLnRvbGxnYXRlLm1lbW9yeS52MS5QcmVmZXJlbmNlU3RhdHVzEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJEg0KBWFnZW50GAUgASgJImcKF0xpc3RQcmVmZXJlbmNlc1Jlc3BvbnNlEjMKC3ByZWZlcmVuY2VzGAEgAygLMh4udG9sbGdhdGUubWVtb3J5LnYxLlByZWZlcmVuY2USFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIogBChRQdXRQcmVmZXJlbmNlUmVxdWVzdBILCgNrZXkYASABKAkSJQoFdmFsdWUYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDAoEdGV4dBgDIAEoCRIMCgR1c2VyGAQgASgJEhIKCnNlc3Npb25faWQYBSABKAkSDAoEa2luZBgGIAEoCSJLChVQdXRQcmVmZXJlbmNlUmVzcG9uc2USMgoKcHJlZmVyZW5jZRgBIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5QcmVmZXJlbmNlIiYKGENvbmZpcm1QcmVmZXJlbmNlUmVxdWVzdBIKCgJpZBgBIAEoCSJPChlDb25maXJtUHJlZmVyZW5jZVJlc3BvbnNlEjIKCnByZWZlcmVuY2UYASABKAsyHi50b2xsZ2F0ZS5tZW1vcnkudjEuUHJlZmVyZW5jZSIlChdGb3JnZXRQcmVmZXJlbmNlUmVxdWVzdBIKCgJpZBgBIAEoCSIaChhGb3JnZXRQcmVmZXJlbmNlUmVzcG9uc2UiswEKFUxpc3RDYW5kaWRhdGVzUmVxdWVzdBIvCgRraW5kGAEgASgOMiEudG9sbGdhdGUubWVtb3J5LnYxLkNhbmRpZGF0ZUtpbmQSMwoGc3RhdHVzGAIgASgOMiMudG9sbGdhdGUubWVtb3J5LnYxLkNhbmRpZGF0ZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCRINCgVhZ2VudBgFIAEoCSJkChZMaXN0Q2FuZGlkYXRlc1Jlc3BvbnNlEjEKCmNhbmRpZGF0ZXMYASADKAsyHS50b2xsZ2F0ZS5tZW1vcnkudjEuQ2FuZGlkYXRlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJIChdDb25maXJtQ2FuZGlkYXRlUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJIkwKGENvbmZpcm1DYW5kaWRhdGVSZXNwb25zZRIwCgljYW5kaWRhdGUYASABKAsyHS50b2xsZ2F0ZS5tZW1vcnkudjEuQ2FuZGlkYXRlIjQKFlJlamVjdENhbmRpZGF0ZVJlcXVlc3QSCgoCaWQYASABKAkSDgoGcmVhc29uGAIgASgJIksKF1JlamVjdENhbmRpZGF0ZVJlc3BvbnNlEjAKCWNhbmRpZGF0ZRgBIAEoCzIdLnRvbGxnYXRlLm1lbW9yeS52MS5DYW5kaWRhdGUiwQEKF0NyZWF0ZVNhdmVkUXVlcnlSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDAoEdG9vbBgDIAEoCRIqCglhcmd1bWVudHMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjsKCnBhcmFtZXRlcnMYBSADKAsyJy50b2xsZ2F0ZS5tZW1vcnkudjEuU2F2ZWRRdWVyeVBhcmFtZXRlchIMCgR1c2VyGAYgASgJIk8KGENyZWF0ZVNhdmVkUXVlcnlSZXNwb25zZRIzCgtzYXZlZF9xdWVyeRgBIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5IjQKFEdldFNhdmVkUXVlcnlSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNIkwKFUdldFNhdmVkUXVlcnlSZXNwb25zZRIzCgtzYXZlZF9xdWVyeRgBIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5IpEBChdMaXN0U2F2ZWRRdWVyaWVzUmVxdWVzdBIyCgZzdGF0dXMYASABKA4yIi50b2xsZ2F0ZS5tZW1vcnkudjEuUmV2aXNpb25TdGF0dXMSDAoEdG9vbBgCIAEoCRIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCRINCgVhZ2VudBgFIAEoCSJqChhMaXN0U2F2ZWRRdWVyaWVzUmVzcG9uc2USNQoNc2F2ZWRfcXVlcmllcxgBIAMoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSL6AQoXVXBkYXRlU2F2ZWRRdWVyeVJlcXVlc3QSCgoCaWQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDAoEdG9vbBgDIAEoCRIqCglhcmd1bWVudHMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh4KEWV4cGVjdGVkX3JldmlzaW9uGAUgASgNSACIAQESOwoKcGFyYW1ldGVycxgGIAMoCzInLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5UGFyYW1ldGVyEhEKCWJhc2VfaGFzaBgHIAEoCUIUChJfZXhwZWN0ZWRfcmV2aXNpb24iTwoYVXBkYXRlU2F2ZWRRdWVyeVJlc3BvbnNlEjMKC3NhdmVkX3F1ZXJ5GAEgASgLMh4udG9sbGdhdGUubWVtb3J5LnYxLlNhdmVkUXVlcnkiXgoYQXBwcm92ZVNhdmVkUXVlcnlSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNEg4KBnJlYXNvbhgDIAEoCRIUCgxjb250ZW50X2hhc2gYBCABKAkiUAoZQXBwcm92ZVNhdmVkUXVlcnlSZXNwb25zZRIzCgtzYXZlZF9xdWVyeRgBIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5IkcKF1JlamVjdFNhdmVkUXVlcnlSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNEg4KBnJlYXNvbhgDIAEoCSJPChhSZWplY3RTYXZlZFF1ZXJ5UmVzcG9uc2USMwoLc2F2ZWRfcXVlcnkYASABKAsyHi50b2xsZ2F0ZS5tZW1vcnkudjEuU2F2ZWRRdWVyeSIlChdEZWxldGVTYXZlZFF1ZXJ5UmVxdWVzdBIKCgJpZBgBIAEoCSIaChhEZWxldGVTYXZlZFF1ZXJ5UmVzcG9uc2Ui1wIKEkNyZWF0ZVNraWxsUmVxdWVzdBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhQKDGluc3RydWN0aW9ucxgDIAEoCRINCgV0b29scxgEIAMoCRIsCgVzdGVwcxgFIAMoCzIdLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbFN0ZXASMgoGaW5wdXRzGAYgAygLMiIudG9sbGdhdGUubWVtb3J5LnYxLlNraWxsUGFyYW1ldGVyEjMKB291dHB1dHMYByADKAsyIi50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGxQYXJhbWV0ZXISEQoJcmVzb3VyY2VzGAggAygJEhMKC3Blcm1pc3Npb25zGAkgAygJEhgKEGZhaWx1cmVfaGFuZGxpbmcYCiABKAkSDAoEdXNlchgLIAEoCRISCgpzZXNzaW9uX2lkGAwgASgJIj8KE0NyZWF0ZVNraWxsUmVzcG9uc2USKAoFc2tpbGwYASABKAsyGS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGwiLwoPR2V0U2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNIjwKEEdldFNraWxsUmVzcG9uc2USKAoFc2tpbGwYASABKAsyGS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGwifQoRTGlzdFNraWxsc1JlcXVlc3QSMgoGc3RhdHVzGAEgASgOMiIudG9sbGdhdGUubWVtb3J5LnYxLlJldmlzaW9uU3RhdHVzEhEKCXBhZ2Vfc2l6ZRgCIAEoDRISCgpwYWdlX3Rva2VuGAMgASgJEg0KBWFnZW50GAQgASgJIlgKEkxpc3RTa2lsbHNSZXNwb25zZRIpCgZza2lsbHMYASADKAsyGS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGwSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIvwCChJVcGRhdGVTa2lsbFJlcXVlc3QSCgoCaWQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSFAoMaW5zdHJ1Y3Rpb25zGAMgASgJEg0KBXRvb2xzGAQgAygJEh4KEWV4cGVjdGVkX3JldmlzaW9uGAUgASgNSACIAQESLAoFc3RlcHMYBiADKAsyHS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGxTdGVwEjIKBmlucHV0cxgHIAMoCzIiLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbFBhcmFtZXRlchIzCgdvdXRwdXRzGAggAygLMiIudG9sbGdhdGUubWVtb3J5LnYxLlNraWxsUGFyYW1ldGVyEhEKCXJlc291cmNlcxgJIAMoCRITCgtwZXJtaXNzaW9ucxgKIAMoCRIYChBmYWlsdXJlX2hhbmRsaW5nGAsgASgJEhEKCWJhc2VfaGFzaBgMIAEoCUIUChJfZXhwZWN0ZWRfcmV2aXNpb24iPwoTVXBkYXRlU2tpbGxSZXNwb25zZRIoCgVza2lsbBgBIAEoCzIZLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbCJZChNBcHByb3ZlU2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNEg4KBnJlYXNvbhgDIAEoCRIUCgxjb250ZW50X2hhc2gYBCABKAkiQAoUQXBwcm92ZVNraWxsUmVzcG9uc2USKAoFc2tpbGwYASABKAsyGS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGwiQgoSUmVqZWN0U2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNEg4KBnJlYXNvbhgDIAEoCSI/ChNSZWplY3RTa2lsbFJlc3BvbnNlEigKBXNraWxsGAEgASgLMhkudG9sbGdhdGUubWVtb3J5LnYxLlNraWxsIiAKEkRlbGV0ZVNraWxsUmVxdWVzdBIKCgJpZBgBIAEoCSIVChNEZWxldGVTa2lsbFJlc3BvbnNlIm8KDVJlY2FsbFJlcXVlc3QSDAoEdGFzaxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEg0KBXRvcF9rGAMgASgNEi0KBWtpbmRzGAQgAygOMh4udG9sbGdhdGUubWVtb3J5LnYxLlJlY2FsbEtpbmQiPQoOUmVjYWxsUmVzcG9uc2USKwoEaGl0cxgBIAMoCzIdLnRvbGxnYXRlLm1lbW9yeS52MS5SZWNhbGxIaXQykRQKDU1lbW9yeVNlcnZpY2USWwoKR2V0U2Vzc2lvbhIlLnRvbGxnYXRlLm1lbW9yeS52MS5HZXRTZXNzaW9uUmVxdWVzdBomLnRvbGxnYXRlLm1lbW9yeS52MS5HZXRTZXNzaW9uUmVzcG9uc2USWwoKUHV0U2Vzc2lvbhIlLnRvbGxnYXRlLm1lbW9yeS52MS5QdXRTZXNzaW9uUmVxdWVzdBomLnRvbGxnYXRlLm1lbW9yeS52MS5QdXRTZXNzaW9uUmVzcG9uc2USZAoNUmVzdW1lU2Vzc2lvbhIoLnRvbGxnYXRlLm1lbW9yeS52MS5SZXN1bWVTZXNzaW9uUmVxdWVzdBopLnRvbGxnYXRlLm1lbW9yeS52MS5SZXN1bWVTZXNzaW9uUmVzcG9uc2USagoPTGlzdFByZWZlcmVuY2VzEioudG9sbGdhdGUubWVtb3J5LnYxLkxpc3RQcmVmZXJlbmNlc1JlcXVlc3QaKy50b2xsZ2F0ZS5tZW1vcnkudjEuTGlzdFByZWZlcmVuY2VzUmVzcG9uc2USZAoNUHV0UHJlZmVyZW5jZRIoLnRvbGxnYXRlLm1lbW9yeS52MS5QdXRQcmVmZXJlbmNlUmVxdWVzdBopLnRvbGxnYXRlLm1lbW9yeS52MS5QdXRQcmVmZXJlbmNlUmVzcG9uc2UScAoRQ29uZmlybVByZWZlcmVuY2USLC50b2xsZ2F0ZS5tZW1vcnkudjEuQ29uZmlybVByZWZlcmVuY2VSZXF1ZXN0Gi0udG9sbGdhdGUubWVtb3J5LnYxLkNvbmZpcm1QcmVmZXJlbmNlUmVzcG9uc2USbQoQRm9yZ2V0UHJlZmVyZW5jZRIrLnRvbGxnYXRlLm1lbW9yeS52MS5Gb3JnZXRQcmVmZXJlbmNlUmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5Gb3JnZXRQcmVmZXJlbmNlUmVzcG9uc2USZwoOTGlzdENhbmRpZGF0ZXMSKS50b2xsZ2F0ZS5tZW1vcnkudjEuTGlzdENhbmRpZGF0ZXNSZXF1ZXN0GioudG9sbGdhdGUubWVtb3J5LnYxLkxpc3RDYW5kaWRhdGVzUmVzcG9uc2USbQoQQ29uZmlybUNhbmRpZGF0ZRIrLnRvbGxnYXRlLm1lbW9yeS52MS5Db25maXJtQ2FuZGlkYXRlUmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5Db25maXJtQ2FuZGlkYXRlUmVzcG9uc2USagoPUmVqZWN0Q2FuZGlkYXRlEioudG9sbGdhdGUubWVtb3J5LnYxLlJlamVjdENhbmRpZGF0ZVJlcXVlc3QaKy50b2xsZ2F0ZS5tZW1vcnkudjEuUmVqZWN0Q2FuZGlkYXRlUmVzcG9uc2USbQoQQ3JlYXRlU2F2ZWRRdWVyeRIrLnRvbGxnYXRlLm1lbW9yeS52MS5DcmVhdGVTYXZlZFF1ZXJ5UmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5DcmVhdGVTYXZlZFF1ZXJ5UmVzcG9uc2USZAoNR2V0U2F2ZWRRdWVyeRIoLnRvbGxnYXRlLm1lbW9yeS52MS5HZXRTYXZlZFF1ZXJ5UmVxdWVzdBopLnRvbGxnYXRlLm1lbW9yeS52MS5HZXRTYXZlZFF1ZXJ5UmVzcG9uc2USbQoQTGlzdFNhdmVkUXVlcmllcxIrLnRvbGxnYXRlLm1lbW9yeS52MS5MaXN0U2F2ZWRRdWVyaWVzUmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5MaXN0U2F2ZWRRdWVyaWVzUmVzcG9uc2USbQoQVXBkYXRlU2F2ZWRRdWVyeRIrLnRvbGxnYXRlLm1lbW9yeS52MS5VcGRhdGVTYXZlZFF1ZXJ5UmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5VcGRhdGVTYXZlZFF1ZXJ5UmVzcG9uc2UScAoRQXBwcm92ZVNhdmVkUXVlcnkSLC50b2xsZ2F0ZS5tZW1vcnkudjEuQXBwcm92ZVNhdmVkUXVlcnlSZXF1ZXN0Gi0udG9sbGdhdGUubWVtb3J5LnYxLkFwcHJvdmVTYXZlZFF1ZXJ5UmVzcG9uc2USbQoQUmVqZWN0U2F2ZWRRdWVyeRIrLnRvbGxnYXRlLm1lbW9yeS52MS5SZWplY3RTYXZlZFF1ZXJ5UmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5SZWplY3RTYXZlZFF1ZXJ5UmVzcG9uc2USbQoQRGVsZXRlU2F2ZWRRdWVyeRIrLnRvbGxnYXRlLm1lbW9yeS52MS5EZWxldGVTYXZlZFF1ZXJ5UmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5EZWxldGVTYXZlZFF1ZXJ5UmVzcG9uc2USXgoLQ3JlYXRlU2tpbGwSJi50b2xsZ2F0ZS5tZW1vcnkudjEuQ3JlYXRlU2tpbGxSZXF1ZXN0GicudG9sbGdhdGUubWVtb3J5LnYxLkNyZWF0ZVNraWxsUmVzcG9uc2USVQoIR2V0U2tpbGwSIy50b2xsZ2F0ZS5tZW1vcnkudjEuR2V0U2tpbGxSZXF1ZXN0GiQudG9sbGdhdGUubWVtb3J5LnYxLkdldFNraWxsUmVzcG9uc2USWwoKTGlzdFNraWxscxIlLnRvbGxnYXRlLm1lbW9yeS52MS5MaXN0U2tpbGxzUmVxdWVzdBomLnRvbGxnYXRlLm1lbW9yeS52MS5MaXN0U2tpbGxzUmVzcG9uc2USXgoLVXBkYXRlU2tpbGwSJi50b2xsZ2F0ZS5tZW1vcnkudjEuVXBkYXRlU2tpbGxSZXF1ZXN0GicudG9sbGdhdGUubWVtb3J5LnYxLlVwZGF0ZVNraWxsUmVzcG9uc2USYQoMQXBwcm92ZVNraWxsEicudG9sbGdhdGUubWVtb3J5LnYxLkFwcHJvdmVTa2lsbFJlcXVlc3QaKC50b2xsZ2F0ZS5tZW1vcnkudjEuQXBwcm92ZVNraWxsUmVzcG9uc2USXgoLUmVqZWN0U2tpbGwSJi50b2xsZ2F0ZS5tZW1vcnkudjEuUmVqZWN0U2tpbGxSZXF1ZXN0GicudG9sbGdhdGUubWVtb3J5LnYxLlJlamVjdFNraWxsUmVzcG9uc2USXgoLRGVsZXRlU2tpbGwSJi50b2xsZ2F0ZS5tZW1vcnkudjEuRGVsZXRlU2tpbGxSZXF1ZXN0GicudG9sbGdhdGUubWVtb3J5LnYxLkRlbGV0ZVNraWxsUmVzcG9uc2USTwoGUmVjYWxsEiEudG9sbGdhdGUubWVtb3J5LnYxLlJlY2FsbFJlcXVlc3QaIi50b2xsZ2F0ZS5tZW1vcnkudjEuUmVjYWxsUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_tollgate_memory_v1_memory]);
 
 /**
  * @generated from message tollgate.memory.v1.GetSessionRequest
@@ -87,6 +87,13 @@ export type PutSessionResponse = Message<"tollgate.memory.v1.PutSessionResponse"
    * @generated from field: tollgate.memory.v1.Session session = 1;
    */
   session?: Session | undefined;
+
+  /**
+   * JSON Pointers of state values replaced by `[redacted]` because they looked like secrets.
+   *
+   * @generated from field: repeated string redacted_paths = 2;
+   */
+  redactedPaths: string[];
 };
 
 /**
@@ -95,6 +102,40 @@ export type PutSessionResponse = Message<"tollgate.memory.v1.PutSessionResponse"
  */
 export const PutSessionResponseSchema: GenMessage<PutSessionResponse> = /*@__PURE__*/
   messageDesc(file_tollgate_memory_v1_memory_service, 3);
+
+/**
+ * @generated from message tollgate.memory.v1.ResumeSessionRequest
+ */
+export type ResumeSessionRequest = Message<"tollgate.memory.v1.ResumeSessionRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message tollgate.memory.v1.ResumeSessionRequest.
+ * Use `create(ResumeSessionRequestSchema)` to create a new message.
+ */
+export const ResumeSessionRequestSchema: GenMessage<ResumeSessionRequest> = /*@__PURE__*/
+  messageDesc(file_tollgate_memory_v1_memory_service, 4);
+
+/**
+ * @generated from message tollgate.memory.v1.ResumeSessionResponse
+ */
+export type ResumeSessionResponse = Message<"tollgate.memory.v1.ResumeSessionResponse"> & {
+  /**
+   * @generated from field: tollgate.memory.v1.Session session = 1;
+   */
+  session?: Session | undefined;
+};
+
+/**
+ * Describes the message tollgate.memory.v1.ResumeSessionResponse.
+ * Use `create(ResumeSessionResponseSchema)` to create a new message.
+ */
+export const ResumeSessionResponseSchema: GenMessage<ResumeSessionResponse> = /*@__PURE__*/
+  messageDesc(file_tollgate_memory_v1_memory_service, 5);
 
 /**
  * @generated from message tollgate.memory.v1.ListPreferencesRequest
@@ -123,6 +164,15 @@ export type ListPreferencesRequest = Message<"tollgate.memory.v1.ListPreferences
    * @generated from field: string page_token = 4;
    */
   pageToken: string;
+
+  /**
+   * Empty = the caller's agent. Another agent's preferences are listed only for a person
+   * (a principal with a user claim) reviewing them: that agent's agent-wide ones and the
+   * person's own.
+   *
+   * @generated from field: string agent = 5;
+   */
+  agent: string;
 };
 
 /**
@@ -130,7 +180,7 @@ export type ListPreferencesRequest = Message<"tollgate.memory.v1.ListPreferences
  * Use `create(ListPreferencesRequestSchema)` to create a new message.
  */
 export const ListPreferencesRequestSchema: GenMessage<ListPreferencesRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 4);
+  messageDesc(file_tollgate_memory_v1_memory_service, 6);
 
 /**
  * @generated from message tollgate.memory.v1.ListPreferencesResponse
@@ -152,7 +202,7 @@ export type ListPreferencesResponse = Message<"tollgate.memory.v1.ListPreference
  * Use `create(ListPreferencesResponseSchema)` to create a new message.
  */
 export const ListPreferencesResponseSchema: GenMessage<ListPreferencesResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 5);
+  messageDesc(file_tollgate_memory_v1_memory_service, 7);
 
 /**
  * @generated from message tollgate.memory.v1.PutPreferenceRequest
@@ -184,6 +234,13 @@ export type PutPreferenceRequest = Message<"tollgate.memory.v1.PutPreferenceRequ
    * @generated from field: string session_id = 5;
    */
   sessionId: string;
+
+  /**
+   * What sort of fact (see Preference.kind); empty = `free_text`.
+   *
+   * @generated from field: string kind = 6;
+   */
+  kind: string;
 };
 
 /**
@@ -191,7 +248,7 @@ export type PutPreferenceRequest = Message<"tollgate.memory.v1.PutPreferenceRequ
  * Use `create(PutPreferenceRequestSchema)` to create a new message.
  */
 export const PutPreferenceRequestSchema: GenMessage<PutPreferenceRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 6);
+  messageDesc(file_tollgate_memory_v1_memory_service, 8);
 
 /**
  * @generated from message tollgate.memory.v1.PutPreferenceResponse
@@ -210,7 +267,7 @@ export type PutPreferenceResponse = Message<"tollgate.memory.v1.PutPreferenceRes
  * Use `create(PutPreferenceResponseSchema)` to create a new message.
  */
 export const PutPreferenceResponseSchema: GenMessage<PutPreferenceResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 7);
+  messageDesc(file_tollgate_memory_v1_memory_service, 9);
 
 /**
  * @generated from message tollgate.memory.v1.ConfirmPreferenceRequest
@@ -227,7 +284,7 @@ export type ConfirmPreferenceRequest = Message<"tollgate.memory.v1.ConfirmPrefer
  * Use `create(ConfirmPreferenceRequestSchema)` to create a new message.
  */
 export const ConfirmPreferenceRequestSchema: GenMessage<ConfirmPreferenceRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 8);
+  messageDesc(file_tollgate_memory_v1_memory_service, 10);
 
 /**
  * @generated from message tollgate.memory.v1.ConfirmPreferenceResponse
@@ -244,7 +301,7 @@ export type ConfirmPreferenceResponse = Message<"tollgate.memory.v1.ConfirmPrefe
  * Use `create(ConfirmPreferenceResponseSchema)` to create a new message.
  */
 export const ConfirmPreferenceResponseSchema: GenMessage<ConfirmPreferenceResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 9);
+  messageDesc(file_tollgate_memory_v1_memory_service, 11);
 
 /**
  * @generated from message tollgate.memory.v1.ForgetPreferenceRequest
@@ -261,7 +318,7 @@ export type ForgetPreferenceRequest = Message<"tollgate.memory.v1.ForgetPreferen
  * Use `create(ForgetPreferenceRequestSchema)` to create a new message.
  */
 export const ForgetPreferenceRequestSchema: GenMessage<ForgetPreferenceRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 10);
+  messageDesc(file_tollgate_memory_v1_memory_service, 12);
 
 /**
  * @generated from message tollgate.memory.v1.ForgetPreferenceResponse
@@ -274,7 +331,7 @@ export type ForgetPreferenceResponse = Message<"tollgate.memory.v1.ForgetPrefere
  * Use `create(ForgetPreferenceResponseSchema)` to create a new message.
  */
 export const ForgetPreferenceResponseSchema: GenMessage<ForgetPreferenceResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 11);
+  messageDesc(file_tollgate_memory_v1_memory_service, 13);
 
 /**
  * @generated from message tollgate.memory.v1.ListCandidatesRequest
@@ -303,6 +360,13 @@ export type ListCandidatesRequest = Message<"tollgate.memory.v1.ListCandidatesRe
    * @generated from field: string page_token = 4;
    */
   pageToken: string;
+
+  /**
+   * As in ListPreferencesRequest.
+   *
+   * @generated from field: string agent = 5;
+   */
+  agent: string;
 };
 
 /**
@@ -310,7 +374,7 @@ export type ListCandidatesRequest = Message<"tollgate.memory.v1.ListCandidatesRe
  * Use `create(ListCandidatesRequestSchema)` to create a new message.
  */
 export const ListCandidatesRequestSchema: GenMessage<ListCandidatesRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 12);
+  messageDesc(file_tollgate_memory_v1_memory_service, 14);
 
 /**
  * @generated from message tollgate.memory.v1.ListCandidatesResponse
@@ -332,7 +396,7 @@ export type ListCandidatesResponse = Message<"tollgate.memory.v1.ListCandidatesR
  * Use `create(ListCandidatesResponseSchema)` to create a new message.
  */
 export const ListCandidatesResponseSchema: GenMessage<ListCandidatesResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 13);
+  messageDesc(file_tollgate_memory_v1_memory_service, 15);
 
 /**
  * @generated from message tollgate.memory.v1.ConfirmCandidateRequest
@@ -342,6 +406,18 @@ export type ConfirmCandidateRequest = Message<"tollgate.memory.v1.ConfirmCandida
    * @generated from field: string id = 1;
    */
   id: string;
+
+  /**
+   * Saved query and skill candidates: name and description to use instead of the proposed ones.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
 };
 
 /**
@@ -349,7 +425,7 @@ export type ConfirmCandidateRequest = Message<"tollgate.memory.v1.ConfirmCandida
  * Use `create(ConfirmCandidateRequestSchema)` to create a new message.
  */
 export const ConfirmCandidateRequestSchema: GenMessage<ConfirmCandidateRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 14);
+  messageDesc(file_tollgate_memory_v1_memory_service, 16);
 
 /**
  * @generated from message tollgate.memory.v1.ConfirmCandidateResponse
@@ -368,7 +444,7 @@ export type ConfirmCandidateResponse = Message<"tollgate.memory.v1.ConfirmCandid
  * Use `create(ConfirmCandidateResponseSchema)` to create a new message.
  */
 export const ConfirmCandidateResponseSchema: GenMessage<ConfirmCandidateResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 15);
+  messageDesc(file_tollgate_memory_v1_memory_service, 17);
 
 /**
  * @generated from message tollgate.memory.v1.RejectCandidateRequest
@@ -390,7 +466,7 @@ export type RejectCandidateRequest = Message<"tollgate.memory.v1.RejectCandidate
  * Use `create(RejectCandidateRequestSchema)` to create a new message.
  */
 export const RejectCandidateRequestSchema: GenMessage<RejectCandidateRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 16);
+  messageDesc(file_tollgate_memory_v1_memory_service, 18);
 
 /**
  * @generated from message tollgate.memory.v1.RejectCandidateResponse
@@ -407,7 +483,7 @@ export type RejectCandidateResponse = Message<"tollgate.memory.v1.RejectCandidat
  * Use `create(RejectCandidateResponseSchema)` to create a new message.
  */
 export const RejectCandidateResponseSchema: GenMessage<RejectCandidateResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 17);
+  messageDesc(file_tollgate_memory_v1_memory_service, 19);
 
 /**
  * @generated from message tollgate.memory.v1.CreateSavedQueryRequest
@@ -432,6 +508,18 @@ export type CreateSavedQueryRequest = Message<"tollgate.memory.v1.CreateSavedQue
    * @generated from field: google.protobuf.Struct arguments = 4;
    */
   arguments?: JsonObject | undefined;
+
+  /**
+   * @generated from field: repeated tollgate.memory.v1.SavedQueryParameter parameters = 5;
+   */
+  parameters: SavedQueryParameter[];
+
+  /**
+   * Empty = every user of the agent; otherwise the caller's own user.
+   *
+   * @generated from field: string user = 6;
+   */
+  user: string;
 };
 
 /**
@@ -439,7 +527,7 @@ export type CreateSavedQueryRequest = Message<"tollgate.memory.v1.CreateSavedQue
  * Use `create(CreateSavedQueryRequestSchema)` to create a new message.
  */
 export const CreateSavedQueryRequestSchema: GenMessage<CreateSavedQueryRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 18);
+  messageDesc(file_tollgate_memory_v1_memory_service, 20);
 
 /**
  * @generated from message tollgate.memory.v1.CreateSavedQueryResponse
@@ -456,7 +544,7 @@ export type CreateSavedQueryResponse = Message<"tollgate.memory.v1.CreateSavedQu
  * Use `create(CreateSavedQueryResponseSchema)` to create a new message.
  */
 export const CreateSavedQueryResponseSchema: GenMessage<CreateSavedQueryResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 19);
+  messageDesc(file_tollgate_memory_v1_memory_service, 21);
 
 /**
  * @generated from message tollgate.memory.v1.GetSavedQueryRequest
@@ -480,7 +568,7 @@ export type GetSavedQueryRequest = Message<"tollgate.memory.v1.GetSavedQueryRequ
  * Use `create(GetSavedQueryRequestSchema)` to create a new message.
  */
 export const GetSavedQueryRequestSchema: GenMessage<GetSavedQueryRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 20);
+  messageDesc(file_tollgate_memory_v1_memory_service, 22);
 
 /**
  * @generated from message tollgate.memory.v1.GetSavedQueryResponse
@@ -497,7 +585,7 @@ export type GetSavedQueryResponse = Message<"tollgate.memory.v1.GetSavedQueryRes
  * Use `create(GetSavedQueryResponseSchema)` to create a new message.
  */
 export const GetSavedQueryResponseSchema: GenMessage<GetSavedQueryResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 21);
+  messageDesc(file_tollgate_memory_v1_memory_service, 23);
 
 /**
  * @generated from message tollgate.memory.v1.ListSavedQueriesRequest
@@ -526,6 +614,13 @@ export type ListSavedQueriesRequest = Message<"tollgate.memory.v1.ListSavedQueri
    * @generated from field: string page_token = 4;
    */
   pageToken: string;
+
+  /**
+   * As in ListPreferencesRequest.
+   *
+   * @generated from field: string agent = 5;
+   */
+  agent: string;
 };
 
 /**
@@ -533,7 +628,7 @@ export type ListSavedQueriesRequest = Message<"tollgate.memory.v1.ListSavedQueri
  * Use `create(ListSavedQueriesRequestSchema)` to create a new message.
  */
 export const ListSavedQueriesRequestSchema: GenMessage<ListSavedQueriesRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 22);
+  messageDesc(file_tollgate_memory_v1_memory_service, 24);
 
 /**
  * @generated from message tollgate.memory.v1.ListSavedQueriesResponse
@@ -555,7 +650,7 @@ export type ListSavedQueriesResponse = Message<"tollgate.memory.v1.ListSavedQuer
  * Use `create(ListSavedQueriesResponseSchema)` to create a new message.
  */
 export const ListSavedQueriesResponseSchema: GenMessage<ListSavedQueriesResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 23);
+  messageDesc(file_tollgate_memory_v1_memory_service, 25);
 
 /**
  * @generated from message tollgate.memory.v1.UpdateSavedQueryRequest
@@ -587,6 +682,19 @@ export type UpdateSavedQueryRequest = Message<"tollgate.memory.v1.UpdateSavedQue
    * @generated from field: optional uint32 expected_revision = 5;
    */
   expectedRevision?: number | undefined;
+
+  /**
+   * @generated from field: repeated tollgate.memory.v1.SavedQueryParameter parameters = 6;
+   */
+  parameters: SavedQueryParameter[];
+
+  /**
+   * `content_hash` of the approved revision this edit starts from (empty when none was
+   * approved yet); a stale one is VERSION_CONFLICT.
+   *
+   * @generated from field: string base_hash = 7;
+   */
+  baseHash: string;
 };
 
 /**
@@ -594,7 +702,7 @@ export type UpdateSavedQueryRequest = Message<"tollgate.memory.v1.UpdateSavedQue
  * Use `create(UpdateSavedQueryRequestSchema)` to create a new message.
  */
 export const UpdateSavedQueryRequestSchema: GenMessage<UpdateSavedQueryRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 24);
+  messageDesc(file_tollgate_memory_v1_memory_service, 26);
 
 /**
  * @generated from message tollgate.memory.v1.UpdateSavedQueryResponse
@@ -613,7 +721,7 @@ export type UpdateSavedQueryResponse = Message<"tollgate.memory.v1.UpdateSavedQu
  * Use `create(UpdateSavedQueryResponseSchema)` to create a new message.
  */
 export const UpdateSavedQueryResponseSchema: GenMessage<UpdateSavedQueryResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 25);
+  messageDesc(file_tollgate_memory_v1_memory_service, 27);
 
 /**
  * @generated from message tollgate.memory.v1.ApproveSavedQueryRequest
@@ -633,6 +741,13 @@ export type ApproveSavedQueryRequest = Message<"tollgate.memory.v1.ApproveSavedQ
    * @generated from field: string reason = 3;
    */
   reason: string;
+
+  /**
+   * Required: `content_hash` of the revision as the reviewer saw it; approval is bound to it.
+   *
+   * @generated from field: string content_hash = 4;
+   */
+  contentHash: string;
 };
 
 /**
@@ -640,7 +755,7 @@ export type ApproveSavedQueryRequest = Message<"tollgate.memory.v1.ApproveSavedQ
  * Use `create(ApproveSavedQueryRequestSchema)` to create a new message.
  */
 export const ApproveSavedQueryRequestSchema: GenMessage<ApproveSavedQueryRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 26);
+  messageDesc(file_tollgate_memory_v1_memory_service, 28);
 
 /**
  * @generated from message tollgate.memory.v1.ApproveSavedQueryResponse
@@ -657,7 +772,7 @@ export type ApproveSavedQueryResponse = Message<"tollgate.memory.v1.ApproveSaved
  * Use `create(ApproveSavedQueryResponseSchema)` to create a new message.
  */
 export const ApproveSavedQueryResponseSchema: GenMessage<ApproveSavedQueryResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 27);
+  messageDesc(file_tollgate_memory_v1_memory_service, 29);
 
 /**
  * @generated from message tollgate.memory.v1.RejectSavedQueryRequest
@@ -684,7 +799,7 @@ export type RejectSavedQueryRequest = Message<"tollgate.memory.v1.RejectSavedQue
  * Use `create(RejectSavedQueryRequestSchema)` to create a new message.
  */
 export const RejectSavedQueryRequestSchema: GenMessage<RejectSavedQueryRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 28);
+  messageDesc(file_tollgate_memory_v1_memory_service, 30);
 
 /**
  * @generated from message tollgate.memory.v1.RejectSavedQueryResponse
@@ -701,7 +816,7 @@ export type RejectSavedQueryResponse = Message<"tollgate.memory.v1.RejectSavedQu
  * Use `create(RejectSavedQueryResponseSchema)` to create a new message.
  */
 export const RejectSavedQueryResponseSchema: GenMessage<RejectSavedQueryResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 29);
+  messageDesc(file_tollgate_memory_v1_memory_service, 31);
 
 /**
  * @generated from message tollgate.memory.v1.DeleteSavedQueryRequest
@@ -718,7 +833,7 @@ export type DeleteSavedQueryRequest = Message<"tollgate.memory.v1.DeleteSavedQue
  * Use `create(DeleteSavedQueryRequestSchema)` to create a new message.
  */
 export const DeleteSavedQueryRequestSchema: GenMessage<DeleteSavedQueryRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 30);
+  messageDesc(file_tollgate_memory_v1_memory_service, 32);
 
 /**
  * @generated from message tollgate.memory.v1.DeleteSavedQueryResponse
@@ -731,7 +846,7 @@ export type DeleteSavedQueryResponse = Message<"tollgate.memory.v1.DeleteSavedQu
  * Use `create(DeleteSavedQueryResponseSchema)` to create a new message.
  */
 export const DeleteSavedQueryResponseSchema: GenMessage<DeleteSavedQueryResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 31);
+  messageDesc(file_tollgate_memory_v1_memory_service, 33);
 
 /**
  * @generated from message tollgate.memory.v1.CreateSkillRequest
@@ -753,9 +868,55 @@ export type CreateSkillRequest = Message<"tollgate.memory.v1.CreateSkillRequest"
   instructions: string;
 
   /**
+   * Empty = the tools of `steps`.
+   *
    * @generated from field: repeated string tools = 4;
    */
   tools: string[];
+
+  /**
+   * @generated from field: repeated tollgate.memory.v1.SkillStep steps = 5;
+   */
+  steps: SkillStep[];
+
+  /**
+   * @generated from field: repeated tollgate.memory.v1.SkillParameter inputs = 6;
+   */
+  inputs: SkillParameter[];
+
+  /**
+   * @generated from field: repeated tollgate.memory.v1.SkillParameter outputs = 7;
+   */
+  outputs: SkillParameter[];
+
+  /**
+   * @generated from field: repeated string resources = 8;
+   */
+  resources: string[];
+
+  /**
+   * @generated from field: repeated string permissions = 9;
+   */
+  permissions: string[];
+
+  /**
+   * @generated from field: string failure_handling = 10;
+   */
+  failureHandling: string;
+
+  /**
+   * Empty = every user of the agent; otherwise the caller's own user.
+   *
+   * @generated from field: string user = 11;
+   */
+  user: string;
+
+  /**
+   * Conversation the skill was learned in, if any.
+   *
+   * @generated from field: string session_id = 12;
+   */
+  sessionId: string;
 };
 
 /**
@@ -763,7 +924,7 @@ export type CreateSkillRequest = Message<"tollgate.memory.v1.CreateSkillRequest"
  * Use `create(CreateSkillRequestSchema)` to create a new message.
  */
 export const CreateSkillRequestSchema: GenMessage<CreateSkillRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 32);
+  messageDesc(file_tollgate_memory_v1_memory_service, 34);
 
 /**
  * @generated from message tollgate.memory.v1.CreateSkillResponse
@@ -780,7 +941,7 @@ export type CreateSkillResponse = Message<"tollgate.memory.v1.CreateSkillRespons
  * Use `create(CreateSkillResponseSchema)` to create a new message.
  */
 export const CreateSkillResponseSchema: GenMessage<CreateSkillResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 33);
+  messageDesc(file_tollgate_memory_v1_memory_service, 35);
 
 /**
  * @generated from message tollgate.memory.v1.GetSkillRequest
@@ -804,7 +965,7 @@ export type GetSkillRequest = Message<"tollgate.memory.v1.GetSkillRequest"> & {
  * Use `create(GetSkillRequestSchema)` to create a new message.
  */
 export const GetSkillRequestSchema: GenMessage<GetSkillRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 34);
+  messageDesc(file_tollgate_memory_v1_memory_service, 36);
 
 /**
  * @generated from message tollgate.memory.v1.GetSkillResponse
@@ -821,7 +982,7 @@ export type GetSkillResponse = Message<"tollgate.memory.v1.GetSkillResponse"> & 
  * Use `create(GetSkillResponseSchema)` to create a new message.
  */
 export const GetSkillResponseSchema: GenMessage<GetSkillResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 35);
+  messageDesc(file_tollgate_memory_v1_memory_service, 37);
 
 /**
  * @generated from message tollgate.memory.v1.ListSkillsRequest
@@ -843,6 +1004,13 @@ export type ListSkillsRequest = Message<"tollgate.memory.v1.ListSkillsRequest"> 
    * @generated from field: string page_token = 3;
    */
   pageToken: string;
+
+  /**
+   * As in ListPreferencesRequest.
+   *
+   * @generated from field: string agent = 4;
+   */
+  agent: string;
 };
 
 /**
@@ -850,7 +1018,7 @@ export type ListSkillsRequest = Message<"tollgate.memory.v1.ListSkillsRequest"> 
  * Use `create(ListSkillsRequestSchema)` to create a new message.
  */
 export const ListSkillsRequestSchema: GenMessage<ListSkillsRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 36);
+  messageDesc(file_tollgate_memory_v1_memory_service, 38);
 
 /**
  * @generated from message tollgate.memory.v1.ListSkillsResponse
@@ -872,7 +1040,7 @@ export type ListSkillsResponse = Message<"tollgate.memory.v1.ListSkillsResponse"
  * Use `create(ListSkillsResponseSchema)` to create a new message.
  */
 export const ListSkillsResponseSchema: GenMessage<ListSkillsResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 37);
+  messageDesc(file_tollgate_memory_v1_memory_service, 39);
 
 /**
  * @generated from message tollgate.memory.v1.UpdateSkillRequest
@@ -902,6 +1070,43 @@ export type UpdateSkillRequest = Message<"tollgate.memory.v1.UpdateSkillRequest"
    * @generated from field: optional uint32 expected_revision = 5;
    */
   expectedRevision?: number | undefined;
+
+  /**
+   * @generated from field: repeated tollgate.memory.v1.SkillStep steps = 6;
+   */
+  steps: SkillStep[];
+
+  /**
+   * @generated from field: repeated tollgate.memory.v1.SkillParameter inputs = 7;
+   */
+  inputs: SkillParameter[];
+
+  /**
+   * @generated from field: repeated tollgate.memory.v1.SkillParameter outputs = 8;
+   */
+  outputs: SkillParameter[];
+
+  /**
+   * @generated from field: repeated string resources = 9;
+   */
+  resources: string[];
+
+  /**
+   * @generated from field: repeated string permissions = 10;
+   */
+  permissions: string[];
+
+  /**
+   * @generated from field: string failure_handling = 11;
+   */
+  failureHandling: string;
+
+  /**
+   * As in UpdateSavedQueryRequest.
+   *
+   * @generated from field: string base_hash = 12;
+   */
+  baseHash: string;
 };
 
 /**
@@ -909,7 +1114,7 @@ export type UpdateSkillRequest = Message<"tollgate.memory.v1.UpdateSkillRequest"
  * Use `create(UpdateSkillRequestSchema)` to create a new message.
  */
 export const UpdateSkillRequestSchema: GenMessage<UpdateSkillRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 38);
+  messageDesc(file_tollgate_memory_v1_memory_service, 40);
 
 /**
  * @generated from message tollgate.memory.v1.UpdateSkillResponse
@@ -926,7 +1131,7 @@ export type UpdateSkillResponse = Message<"tollgate.memory.v1.UpdateSkillRespons
  * Use `create(UpdateSkillResponseSchema)` to create a new message.
  */
 export const UpdateSkillResponseSchema: GenMessage<UpdateSkillResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 39);
+  messageDesc(file_tollgate_memory_v1_memory_service, 41);
 
 /**
  * @generated from message tollgate.memory.v1.ApproveSkillRequest
@@ -946,6 +1151,13 @@ export type ApproveSkillRequest = Message<"tollgate.memory.v1.ApproveSkillReques
    * @generated from field: string reason = 3;
    */
   reason: string;
+
+  /**
+   * Required: `content_hash` of the revision as the reviewer saw it; approval is bound to it.
+   *
+   * @generated from field: string content_hash = 4;
+   */
+  contentHash: string;
 };
 
 /**
@@ -953,7 +1165,7 @@ export type ApproveSkillRequest = Message<"tollgate.memory.v1.ApproveSkillReques
  * Use `create(ApproveSkillRequestSchema)` to create a new message.
  */
 export const ApproveSkillRequestSchema: GenMessage<ApproveSkillRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 40);
+  messageDesc(file_tollgate_memory_v1_memory_service, 42);
 
 /**
  * @generated from message tollgate.memory.v1.ApproveSkillResponse
@@ -970,7 +1182,7 @@ export type ApproveSkillResponse = Message<"tollgate.memory.v1.ApproveSkillRespo
  * Use `create(ApproveSkillResponseSchema)` to create a new message.
  */
 export const ApproveSkillResponseSchema: GenMessage<ApproveSkillResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 41);
+  messageDesc(file_tollgate_memory_v1_memory_service, 43);
 
 /**
  * @generated from message tollgate.memory.v1.RejectSkillRequest
@@ -997,7 +1209,7 @@ export type RejectSkillRequest = Message<"tollgate.memory.v1.RejectSkillRequest"
  * Use `create(RejectSkillRequestSchema)` to create a new message.
  */
 export const RejectSkillRequestSchema: GenMessage<RejectSkillRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 42);
+  messageDesc(file_tollgate_memory_v1_memory_service, 44);
 
 /**
  * @generated from message tollgate.memory.v1.RejectSkillResponse
@@ -1014,7 +1226,7 @@ export type RejectSkillResponse = Message<"tollgate.memory.v1.RejectSkillRespons
  * Use `create(RejectSkillResponseSchema)` to create a new message.
  */
 export const RejectSkillResponseSchema: GenMessage<RejectSkillResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 43);
+  messageDesc(file_tollgate_memory_v1_memory_service, 45);
 
 /**
  * @generated from message tollgate.memory.v1.DeleteSkillRequest
@@ -1031,7 +1243,7 @@ export type DeleteSkillRequest = Message<"tollgate.memory.v1.DeleteSkillRequest"
  * Use `create(DeleteSkillRequestSchema)` to create a new message.
  */
 export const DeleteSkillRequestSchema: GenMessage<DeleteSkillRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 44);
+  messageDesc(file_tollgate_memory_v1_memory_service, 46);
 
 /**
  * @generated from message tollgate.memory.v1.DeleteSkillResponse
@@ -1044,7 +1256,7 @@ export type DeleteSkillResponse = Message<"tollgate.memory.v1.DeleteSkillRespons
  * Use `create(DeleteSkillResponseSchema)` to create a new message.
  */
 export const DeleteSkillResponseSchema: GenMessage<DeleteSkillResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 45);
+  messageDesc(file_tollgate_memory_v1_memory_service, 47);
 
 /**
  * @generated from message tollgate.memory.v1.RecallRequest
@@ -1080,7 +1292,7 @@ export type RecallRequest = Message<"tollgate.memory.v1.RecallRequest"> & {
  * Use `create(RecallRequestSchema)` to create a new message.
  */
 export const RecallRequestSchema: GenMessage<RecallRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 46);
+  messageDesc(file_tollgate_memory_v1_memory_service, 48);
 
 /**
  * @generated from message tollgate.memory.v1.RecallResponse
@@ -1099,7 +1311,7 @@ export type RecallResponse = Message<"tollgate.memory.v1.RecallResponse"> & {
  * Use `create(RecallResponseSchema)` to create a new message.
  */
 export const RecallResponseSchema: GenMessage<RecallResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 47);
+  messageDesc(file_tollgate_memory_v1_memory_service, 49);
 
 /**
  * Session snapshots, preferences, memory candidates, saved queries and skills. Everything is
@@ -1123,6 +1335,16 @@ export const MemoryService: GenService<{
     methodKind: "unary";
     input: typeof PutSessionRequestSchema;
     output: typeof PutSessionResponseSchema;
+  },
+  /**
+   * The latest snapshot, as GetSession, and its idle expiry restarted (the version is kept).
+   *
+   * @generated from rpc tollgate.memory.v1.MemoryService.ResumeSession
+   */
+  resumeSession: {
+    methodKind: "unary";
+    input: typeof ResumeSessionRequestSchema;
+    output: typeof ResumeSessionResponseSchema;
   },
   /**
    * @generated from rpc tollgate.memory.v1.MemoryService.ListPreferences
