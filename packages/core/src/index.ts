@@ -51,6 +51,50 @@ export type {
 } from './tools/types.js';
 export { ErrorCategory, ErrorCodes, TollgateError, categoryOf, isTollgateError } from './errors/codes.js';
 export type { ErrorCode, ErrorDetail, TollgateErrorOptions } from './errors/codes.js';
+export { createConnectorRegistry } from './connector/registry.js';
+export type { ConnectorRegistry } from './connector/registry.js';
+export type {
+  CallPrincipal,
+  CompileContext,
+  CompiledRequest,
+  Connector,
+  DiscoverOptions,
+  ExecuteContext,
+  PageInfo,
+  ResourceKind,
+  ResultTotal,
+  ShapeContext,
+  ShapedResult,
+  UpstreamResponse,
+} from './connector/types.js';
+export { parseCredentialSecret } from './connector/credential.js';
+export type { Credential, CredentialResolver } from './connector/credential.js';
+export { UpstreamError, isUpstreamError } from './connector/upstream-error.js';
+export type { UpstreamErrorOptions } from './connector/upstream-error.js';
+export { filterOpsFor, isNumericType, isOrderedType } from './connector/field-rules.js';
+export { canonicalJson, decodeCursor, encodeCursor, sealQuery } from './connector/cursor.js';
+export type { CursorValue } from './connector/cursor.js';
+export { DROPPED, redactValue } from './connector/redact.js';
+export { DEFAULT_MAX_BYTES, fitToBytes } from './connector/budget.js';
+export type { FittedItems } from './connector/budget.js';
+export { mergeSchema } from './discovery/merge.js';
+export {
+  CAPABILITIES,
+  suggestedCapabilities,
+  supportedCapabilities,
+} from './discovery/capabilities.js';
+export type { Capability, CapabilitySet } from './discovery/capabilities.js';
+export type {
+  DiscoveredField,
+  DiscoveredIndex,
+  DiscoveredSchema,
+  DiscoveryWarning,
+  DiscoveryWarningCode,
+  FieldConflict,
+  MergeResult,
+  SchemaIssue,
+  SchemaIssueCode,
+} from './discovery/types.js';
 export { validateDescriptor } from './descriptor/validate.js';
 export { parseDescriptors } from './descriptor/parse.js';
 export type { ParsedDescriptorDocument, ParsedDescriptors } from './descriptor/parse.js';

@@ -1,0 +1,50 @@
+import type {
+  CredentialResolver,
+  DiscoveredSchema,
+  DiscoverOptions,
+  ResourceSpec,
+} from '@tollgate/core';
+import { TollgateError } from '@tollgate/core';
+
+import { clientFor } from '../client.js';
+import { withAttempts } from '../execute/attempts.js';
+import { resolveCredential } from '../execute/credential.js';
+import { DEFAULT_TIMEOUT_MS } from '../compile/request.js';
+import { readMappings } from './mapping.js';
+
+const TARGET = /^[a-z0-9*][a-z0-9_.*,-]{0,254}$/;
+
+/**
+ * Reads the live mapping behind an index, alias or pattern. Aliases and patterns resolve to
+ * their concrete indices; a target matching nothing is `NOT_FOUND`.
+ */
+export async function discoverSchema(
+  connection: ResourceSpec['connection'],
+  target: ResourceSpec['target'],
+  credentials: CredentialResolver,
+  options: DiscoverOptions = {},
+): Promise<DiscoveredSchema> {
+  if (!TARGET.test(target.index)) {
+    throw new TollgateError(
+      'DESCRIPTOR_INVALID',
+      `Target index "${target.index.slice(0, 80)}" is not a valid index, alias or pattern.`,
+    );
+  }
+  const label = `target "${target.index}"`;
+  const credential = await resolveCredential(connection.credentialRef, credentials, label);
+  const client = clientFor(connection.endpoint, credential);
+  const { value } = await withAttempts(
+    {
+      resource: label,
+      idempotent: true,
+      timeoutMs: options.timeoutMs ?? connection.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    },
+    (attempt) =>
+      client.indices.getMapping(
+        { index: target.index, expand_wildcards: 'open', allow_no_indices: true },
+        attempt,
+      ),
+  );
+  return readMappings(target.index, value);
+}

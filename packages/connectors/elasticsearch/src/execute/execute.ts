@@ -1,0 +1,38 @@
+import type { CompiledRequest, ExecuteContext, UpstreamResponse } from '@tollgate/core';
+
+import { clientFor } from '../client.js';
+import type { EsRequest } from '../native.js';
+import { withAttempts } from './attempts.js';
+import { resolveCredential } from './credential.js';
+import { sendRequest } from './send.js';
+
+/**
+ * Sends a compiled request: credential resolved just in time, a pooled client per endpoint and
+ * credential, the resource timeout inside the caller's deadline, retries for reads only.
+ */
+export async function executeRequest(
+  request: CompiledRequest<EsRequest>,
+  ctx: ExecuteContext,
+): Promise<UpstreamResponse> {
+  const started = Date.now();
+  const { connection } = ctx.descriptor.spec;
+  const credential = await resolveCredential(
+    connection.credentialRef,
+    ctx.credentials,
+    request.resource,
+  );
+  const client = clientFor(connection.endpoint, credential);
+  const { value, attempts } = await withAttempts(
+    {
+      resource: request.resource,
+      idempotent: request.idempotent,
+      timeoutMs: request.timeoutMs,
+      ...(ctx.deadline === undefined ? {} : { deadline: ctx.deadline }),
+      ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
+      ...(ctx.maxAttempts === undefined ? {} : { maxAttempts: ctx.maxAttempts }),
+      ...(ctx.backoffMs === undefined ? {} : { backoffMs: ctx.backoffMs }),
+    },
+    (options) => sendRequest(client, request.native, options),
+  );
+  return { status: value.status, body: value.body, attempts, latencyMs: Date.now() - started };
+}

@@ -1,0 +1,152 @@
+import type { ResourceDescriptor, ResourceSpec } from '../descriptor/types.js';
+import type { DiscoveredSchema } from '../discovery/types.js';
+import type { Operation, PermissionSet } from '../tools/types.js';
+import type { CredentialResolver } from './credential.js';
+
+/** The resource kinds connectors exist for; one connector per kind. */
+export type ResourceKind = ResourceSpec['type'];
+
+/** Who a call is made for, as authenticated by the executor (never taken from arguments). */
+export interface CallPrincipal {
+  tenant: string;
+  agent: string;
+  /** The human the agent acts for, when there is one. */
+  user?: string;
+}
+
+/** Everything `compile` may look at. Pure data: compiling does no I/O. */
+export interface CompileContext {
+  /** The resource version, merged with discovery and with defaults applied. */
+  descriptor: ResourceDescriptor;
+  /** What this principal may do; the compiler re-checks every argument against it. */
+  permissions: PermissionSet;
+  principal: CallPrincipal;
+  /**
+   * Key sealing pagination cursors to the query that issued them. Without one, cursors still
+   * carry an unkeyed digest that rejects cursors from other queries, but not deliberate forgery.
+   */
+  cursorKey?: string;
+}
+
+/** Pagination state carried from compile to shape for operations that page. */
+export interface PageInfo {
+  /** Rows asked for. */
+  limit: number;
+  /** Number of sort keys a cursor must carry. */
+  sortKeys: number;
+  /** Digest of the query shape; cursors are signed with it. */
+  seal: string;
+  /** True when the request continued from a cursor. */
+  continued: boolean;
+}
+
+/**
+ * A compiled call: plain, JSON-serialisable data (tests assert it exactly; audit may record it).
+ * `native` is the kind-specific request; the rest is what execute and shape need to know.
+ */
+export interface CompiledRequest<Native = unknown> {
+  kind: ResourceKind;
+  operation: Operation;
+  /** Resource name (`metadata.name`). */
+  resource: string;
+  /** Upstream timeout for one attempt, ms (the resource's `timeoutMs`, default 5000). */
+  timeoutMs: number;
+  /** True for reads: re-sending cannot change anything, so retryable failures are retried. */
+  idempotent: boolean;
+  /** Fields the result may contain (requested ∩ visible), sorted. */
+  fields: string[];
+  /** Present for operations that return pages of rows. */
+  page?: PageInfo;
+  native: Native;
+}
+
+/** Runtime dependencies and limits of one `execute`. */
+export interface ExecuteContext {
+  descriptor: ResourceDescriptor;
+  /** Resolves `spec.connection.credentialRef` just in time. */
+  credentials: CredentialResolver;
+  /** The caller's cancellation (e.g. the call's deadline passing). */
+  signal?: AbortSignal;
+  /** Absolute deadline, epoch ms; no attempt or backoff runs past it. */
+  deadline?: number;
+  /** Attempts for idempotent requests (default 3); writes always get exactly one. */
+  maxAttempts?: number;
+  /** First backoff delay, ms (default 100); doubles per attempt, with jitter, capped at 2000. */
+  backoffMs?: number;
+}
+
+/** The raw upstream answer, before anything is checked or shaped. */
+export interface UpstreamResponse {
+  /** HTTP status (or the kind's equivalent) of the final attempt. */
+  status: number;
+  body: unknown;
+  attempts: number;
+  latencyMs: number;
+}
+
+/** Everything `shape` may look at. Pure data: shaping does no I/O. */
+export interface ShapeContext {
+  descriptor: ResourceDescriptor;
+  permissions: PermissionSet;
+  /** The request the response answers. */
+  request: CompiledRequest;
+  /** Byte budget for `data` serialised as JSON (default 32768). */
+  maxBytes?: number;
+}
+
+/** Total number of matches, exact (`eq`) or a lower bound (`gte`). */
+export interface ResultTotal {
+  value: number;
+  relation: 'eq' | 'gte';
+}
+
+/** What goes back to the agent: data plus the meta the reply envelope reports. */
+export interface ShapedResult {
+  data: unknown;
+  /** Rows (or buckets) in `data`. */
+  returned: number;
+  total?: ResultTotal;
+  /** True when rows or buckets were left out to respect a cap. */
+  truncated: boolean;
+  /** Opaque cursor for the next page, only when more rows may exist. */
+  cursor?: string;
+  /** Size of `data` serialised as JSON, bytes. */
+  bytes: number;
+}
+
+/** Options for `discover`. */
+export interface DiscoverOptions {
+  /** Timeout for the discovery request, ms (default: the connection's `timeoutMs`, else 5000). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * One resource kind's controlled path to its data system. Every kind implements the same five
+ * steps; the executor wires them and never branches on the kind. `compile` and `shape` are
+ * pure; `discover` and `execute` do I/O and report failures as `TollgateError`s (connection
+ * failures as `UpstreamError`).
+ */
+export interface Connector<Native = unknown> {
+  readonly kind: ResourceKind;
+  /** Operations this resource supports (writes only when it is not read-only). */
+  operations(descriptor: ResourceDescriptor): Operation[];
+  /** Reads the live schema behind `target`, resolving the credential just in time. */
+  discover(
+    connection: ResourceSpec['connection'],
+    target: ResourceSpec['target'],
+    credentials: CredentialResolver,
+    options?: DiscoverOptions,
+  ): Promise<DiscoveredSchema>;
+  /**
+   * Turns validated tool arguments into a native request, re-checking every argument against
+   * the permission set; violations throw `ARGUMENTS_INVALID` with one detail per offending path.
+   */
+  compile(operation: Operation, args: unknown, ctx: CompileContext): CompiledRequest<Native>;
+  /** Sends the request within the resource timeout and caller deadline, retrying reads only. */
+  execute(request: CompiledRequest<Native>, ctx: ExecuteContext): Promise<UpstreamResponse>;
+  /** Checks the upstream answer and reduces it to what this principal may see. */
+  shape(operation: Operation, upstream: UpstreamResponse, ctx: ShapeContext): ShapedResult;
+  /** Releases pooled upstream connections. */
+  close(): Promise<void>;
+}
