@@ -43,10 +43,16 @@ export type {
   FilterOp,
   FilterValue,
   GetArgs,
+  JsonObject,
+  JsonSchema,
+  JsonValue,
   Operation,
   PermissionSet,
   SearchArgs,
   SortSpec,
+  ToolDefinition,
+  ToolFormat,
+  VersionedResource,
   WriteArgs,
 } from './tools/types.js';
 export { ErrorCategory, ErrorCodes, TollgateError, categoryOf, isTollgateError } from './errors/codes.js';
@@ -112,3 +118,42 @@ export type { SecretFinding } from './descriptor/secrets.js';
 export { formatPath, joinPath } from './descriptor/path.js';
 export type { PathSegment } from './descriptor/path.js';
 export { descriptorSchema } from './descriptor/shape.js';
+export { synthesizeTools, toolName, toolVersionHash } from './synthesis/synthesize.js';
+export { DEFAULT_LIMITS } from './synthesis/limits.js';
+export type { FilterLayout, SynthesisLimits, SynthesisOptions } from './synthesis/limits.js';
+export {
+  normalizePermissions,
+  permissionSetHash,
+  permissionsFromAccess,
+} from './synthesis/permissions.js';
+export type { AccessPrincipal } from './synthesis/permissions.js';
+export { estimateTokens } from './synthesis/tokens.js';
+export { TOOL_FORMATS, openAISchema, renderTool } from './tools/render.js';
+export type {
+  AnthropicTool,
+  JsonSchemaTool,
+  McpTool,
+  McpToolAnnotations,
+  OpenAITool,
+  RenderedTools,
+} from './tools/render.js';
+export { checkToolFormat } from './tools/format-check.js';
+export { compileToolValidator, validateToolArguments } from './tools/validator.js';
+export type { ArgumentValidation, ToolValidator } from './tools/validator.js';
+export { ToolValidatorCache } from './tools/validator-cache.js';
+export type { CompiledToolSet, ToolValidatorCacheOptions } from './tools/validator-cache.js';
+export { RecallIndex } from './recall/recall-index.js';
+export type { RecallHit, RecallSearchOptions } from './recall/recall-index.js';
+export { recallDocumentFromResource } from './recall/document.js';
+export type { RecallDocument, RecallScope } from './recall/document.js';
+export { tokenize } from './recall/tokenize.js';
+export {
+  TOKEN_ALGORITHM,
+  TOKEN_AUDIENCE,
+  TokenVerifier,
+  generateIssuerKeys,
+  issuePrincipalToken,
+} from './auth/token.js';
+export type { IssuerKeys, Principal, TrustedIssuer } from './auth/token.js';
+export { parsePublishedResource } from './descriptor/published.js';
+export type { PublishedResource } from './descriptor/published.js';

@@ -1,0 +1,92 @@
+/**
+ * Permission sets: derived from a resource's `access` block until the policy service exists,
+ * normalized (sorted, deduplicated) and hashed so caches can key on them.
+ */
+import type { ResourceDescriptor } from '../descriptor/types.js';
+import { TollgateError } from '../errors/codes.js';
+import { canonicalHash, compareCodeUnits } from '../tools/canonical.js';
+import type { Operation, PermissionSet } from '../tools/types.js';
+
+/** Who is asking: the roles and name of an agent. */
+export interface AccessPrincipal {
+  roles: string[];
+  agent: string;
+}
+
+const OPERATIONS: readonly Operation[] = ['search', 'get', 'count', 'aggregate', 'write'];
+const DEFAULT_MAX_LIMIT = 100;
+
+/**
+ * What `principal` may do on `resource` according to its `access` block alone: undefined when
+ * none of its roles is allowed; fields named in `fieldRoles` only for the roles listed there;
+ * returnable fields are visible, filterable/range/searchable ones filterable; `limitCap` is
+ * `maxLimit`; write only when the resource is explicitly `readonly: false`.
+ */
+export function permissionsFromAccess(
+  resource: ResourceDescriptor,
+  principal: AccessPrincipal,
+): PermissionSet | undefined {
+  const { access, schema } = resource.spec;
+  const roles = new Set(principal.roles);
+  if (!access.allowedRoles.some((role) => roles.has(role))) return undefined;
+  const fieldAllowed = (field: string): boolean => {
+    const only = access.fieldRoles?.[field];
+    return only === undefined || only.some((role) => roles.has(role));
+  };
+  const visibleFields: string[] = [];
+  const filterableFields: string[] = [];
+  for (const [field, spec] of Object.entries(schema.fields)) {
+    if (!fieldAllowed(field)) continue;
+    if (spec.returnable === true) visibleFields.push(field);
+    if (spec.filterable === true || spec.range === true || spec.searchable === true) {
+      filterableFields.push(field);
+    }
+  }
+  const operations = OPERATIONS.filter((op) => op !== 'write' || access.readonly === false);
+  return normalizePermissions({
+    operations,
+    visibleFields,
+    filterableFields,
+    limitCap: access.maxLimit ?? DEFAULT_MAX_LIMIT,
+  });
+}
+
+/** The same permission set with operations in canonical order and fields sorted, deduplicated. */
+export function normalizePermissions(permissions: PermissionSet): PermissionSet {
+  const { operations, visibleFields, filterableFields, limitCap } = permissions;
+  if (!Number.isSafeInteger(limitCap) || limitCap < 1) {
+    throw new TollgateError('INVALID_ARGUMENT', `permission limitCap must be a positive integer`, {
+      details: [
+        { path: 'limitCap', message: 'expected a positive integer', found: String(limitCap) },
+      ],
+    });
+  }
+  for (const [index, op] of operations.entries()) {
+    if (!OPERATIONS.includes(op)) {
+      throw new TollgateError('INVALID_ARGUMENT', `unknown operation "${String(op)}"`, {
+        details: [
+          {
+            path: `operations[${index}]`,
+            message: `expected one of ${OPERATIONS.join(', ')}`,
+            found: JSON.stringify(op),
+          },
+        ],
+      });
+    }
+  }
+  return {
+    operations: OPERATIONS.filter((op) => operations.includes(op)),
+    visibleFields: sortedUnique(visibleFields),
+    filterableFields: sortedUnique(filterableFields),
+    limitCap,
+  };
+}
+
+/** sha256 (hex) of the normalized permission set: equal sets hash equal whatever their order. */
+export function permissionSetHash(permissions: PermissionSet): string {
+  return canonicalHash(normalizePermissions(permissions));
+}
+
+function sortedUnique(values: readonly string[]): string[] {
+  return [...new Set(values)].sort(compareCodeUnits);
+}
