@@ -1,0 +1,251 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type {
+  AuditRecord,
+  ExportSessionRequest,
+  QueryRequest,
+  ReplaySessionRequest,
+  SessionStep,
+  StatsRequest,
+  StatsResponseSchema,
+  VerifyRequest,
+  VerifyResponseSchema,
+} from '@tollgate/contracts/audit/v1';
+import { StatsGroup } from '@tollgate/contracts/audit/v1';
+import type { Filter } from 'mongodb';
+import { ChainWalk, GENESIS } from './chain/chain.js';
+import { CALL_EVENT_TYPES } from './outcome.js';
+import { filterText, invalidField, pageSize } from './read/invalid.js';
+import { decodePageToken, encodePageToken, querySeal } from './read/page-token.js';
+import { parseQuery, timeRange } from './read/query.js';
+import { storedEvent, toAuditRecord } from './read/records.js';
+import { CALL_ROW_FIELDS, StatsAccumulator } from './read/stats.js';
+import type { CallRow, Grouping } from './read/stats.js';
+import { sessionStep, stepLine } from './read/timeline.js';
+import { MalformedRecordError, parseAuditDocument } from './record.js';
+import type { AuditDocument } from './record.js';
+import type { AuditStore } from './store.js';
+
+const REPLAY_PAGE_SIZE = 500;
+const MAX_REPLAY_PAGE_SIZE = 1000;
+const MAX_WINDOWS = 10_000;
+/** Export chunks hold whole lines and are flushed at about this size. */
+const EXPORT_CHUNK_CHARS = 64 * 1024;
+
+/**
+ * The read side of the audit trail for one tenant at a time: filtered queries, session replay
+ * and export, statistics, and chain verification. The caller decides the tenant (from the
+ * authenticated principal); nothing here crosses tenants.
+ */
+export class AuditTrail {
+  readonly #store: AuditStore;
+
+  constructor(deps: { store: AuditStore }) {
+    this.#store = deps.store;
+  }
+
+  async query(
+    tenant: string,
+    request: QueryRequest,
+  ): Promise<{ records: AuditRecord[]; nextPageToken: string }> {
+    const q = parseQuery(tenant, request);
+    const docs = await this.#page({ ...q.filter, seq: { $gt: q.after } }, q.pageSize);
+    return {
+      records: docs.page.map((doc) => toAuditRecord(doc)),
+      nextPageToken: docs.more ? encodePageToken(docs.page.at(-1)!.seq, q.seal) : '',
+    };
+  }
+
+  async replaySession(
+    tenant: string,
+    request: ReplaySessionRequest,
+  ): Promise<{ records: AuditRecord[]; steps: SessionStep[]; nextPageToken: string }> {
+    const sessionId = requiredSession(request.sessionId);
+    const seal = querySeal({ tenant, session_id: sessionId, replay: true });
+    const after = decodePageToken(request.pageToken, seal);
+    const size = pageSize('page_size', request.pageSize, REPLAY_PAGE_SIZE, MAX_REPLAY_PAGE_SIZE);
+    const docs = await this.#page({ tenant, session_id: sessionId, seq: { $gt: after } }, size);
+    const records: AuditRecord[] = [];
+    const steps: SessionStep[] = [];
+    for (const doc of docs.page) {
+      const event = storedEvent(doc);
+      records.push(toAuditRecord(doc, event));
+      steps.push(sessionStep(doc, event));
+    }
+    return {
+      records,
+      steps,
+      nextPageToken: docs.more ? encodePageToken(docs.page.at(-1)!.seq, seal) : '',
+    };
+  }
+
+  /** The session's timeline as JSON Lines, in chunks of whole lines. */
+  async *exportSession(tenant: string, request: ExportSessionRequest): AsyncGenerator<string> {
+    const sessionId = requiredSession(request.sessionId);
+    let chunk = '';
+    for await (const doc of this.#store.findRecords({ tenant, session_id: sessionId })) {
+      chunk += `${stepLine(sessionStep(doc, storedEvent(doc)))}\n`;
+      if (chunk.length >= EXPORT_CHUNK_CHARS) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    if (chunk !== '') yield chunk;
+  }
+
+  async stats(
+    tenant: string,
+    request: StatsRequest,
+  ): Promise<MessageInitShape<typeof StatsResponseSchema>> {
+    const range = timeRange(request.from, request.to);
+    const grouping = statsGrouping(request, range?.$gte, range?.$lt);
+    const filter: Record<string, unknown> = { tenant, type: { $in: [...CALL_EVENT_TYPES] } };
+    if (range) filter.occurred_at = range;
+    for (const field of ['tool', 'agent', 'resource'] as const) {
+      if (request[field] !== '') filter[field] = filterText(field, request[field]);
+    }
+    const projection = Object.fromEntries(CALL_ROW_FIELDS.map((f) => [f, 1 as const]));
+    const stats = new StatsAccumulator(grouping);
+    for await (const raw of this.#store.findRecords(filter as Filter<AuditDocument>, {
+      projection: { _id: 1, ...projection },
+    })) {
+      stats.add(callRow(raw));
+    }
+    const result = stats.result();
+    if (result.groups.length > MAX_WINDOWS) {
+      throw invalidField('window_seconds', 'too many windows', `at most ${MAX_WINDOWS} windows`);
+    }
+    return result;
+  }
+
+  async verify(
+    tenant: string,
+    request: VerifyRequest,
+  ): Promise<MessageInitShape<typeof VerifyResponseSchema>> {
+    const from =
+      request.fromSequence === 0n ? 1 : safeSequence('from_sequence', request.fromSequence);
+    const to = request.toSequence === 0n ? 0 : safeSequence('to_sequence', request.toSequence);
+    if (to !== 0 && to < from) {
+      throw invalidField('to_sequence', 'before from_sequence', `>= ${from}`, String(to));
+    }
+    const walk = new ChainWalk(GENESIS);
+    if (from > 1) {
+      const raw = await this.#store.recordAt(tenant, from - 1);
+      if (raw === null) {
+        throw invalidField(
+          'from_sequence',
+          'beyond the end of the chain',
+          'at most the last sequence + 1',
+          String(from),
+        );
+      }
+      const before = checked(raw, walk);
+      if (before) walk.restart({ seq: before.seq, hash: before.hash });
+    }
+    if (!walk.broken) {
+      for await (const raw of this.#store.chainDocuments(tenant, from, to)) {
+        const doc = checked(raw, walk);
+        if (!doc || walk.next(doc)) break;
+      }
+    }
+    if (!walk.broken && to !== 0 && walk.head.seq < to) {
+      const missing = walk.head.seq + 1;
+      walk.fail(missing, `record ${missing} is missing (the chain ends at ${walk.head.seq})`);
+    }
+    const broken = walk.broken;
+    return {
+      ok: broken === undefined,
+      checked: BigInt(walk.checked),
+      firstBrokenSequence: BigInt(broken?.seq ?? 0),
+      reason: broken?.reason ?? '',
+      headHash: walk.head.hash,
+    };
+  }
+
+  async #page(
+    filter: Filter<AuditDocument>,
+    size: number,
+  ): Promise<{ page: AuditDocument[]; more: boolean }> {
+    const page: AuditDocument[] = [];
+    for await (const doc of this.#store.findRecords(filter, { limit: size + 1 })) page.push(doc);
+    const more = page.length > size;
+    if (more) page.pop();
+    return { page, more };
+  }
+}
+
+function requiredSession(sessionId: string): string {
+  if (sessionId === '') throw invalidField('session_id', 'required', 'a session id', '');
+  return filterText('session_id', sessionId);
+}
+
+function safeSequence(path: string, value: bigint): number {
+  if (value > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw invalidField(path, 'too large', `at most ${Number.MAX_SAFE_INTEGER}`, value.toString());
+  }
+  return Number(value);
+}
+
+function statsGrouping(
+  request: StatsRequest,
+  from: Date | undefined,
+  to: Date | undefined,
+): Grouping {
+  if (!Object.hasOwn(StatsGroup, request.groupBy)) {
+    throw invalidField('group_by', 'unknown value', 'a StatsGroup', String(request.groupBy));
+  }
+  if (request.groupBy !== StatsGroup.WINDOW) return { by: request.groupBy };
+  if (request.windowSeconds === 0) {
+    throw invalidField(
+      'window_seconds',
+      'required when grouping by window',
+      'a number of seconds >= 1',
+      '0',
+    );
+  }
+  const windowMs = request.windowSeconds * 1000;
+  if (from && to && (to.getTime() - from.getTime()) / windowMs > MAX_WINDOWS) {
+    throw invalidField(
+      'window_seconds',
+      'too many windows for the range',
+      `at most ${MAX_WINDOWS} windows`,
+      String(request.windowSeconds),
+    );
+  }
+  return { by: StatsGroup.WINDOW, windowMs, originMs: from?.getTime() ?? 0 };
+}
+
+/** A record as Verify sees it: parsed, or the reason the walk breaks there. */
+function checked(raw: unknown, walk: ChainWalk): AuditDocument | undefined {
+  try {
+    return parseAuditDocument(raw);
+  } catch (err) {
+    if (!(err instanceof MalformedRecordError)) throw err;
+    const seq = (raw as { seq?: unknown })?.seq;
+    walk.fail(typeof seq === 'number' ? seq : walk.head.seq + 1, err.message);
+    return undefined;
+  }
+}
+
+/** The statistics facets of a stored record, checked. */
+function callRow(raw: unknown): CallRow {
+  const row = raw as Record<string, unknown>;
+  const strings = [
+    'type',
+    'tool',
+    'agent',
+    'resource',
+    'status',
+    'decision',
+    'error_code',
+  ] as const;
+  for (const field of strings) {
+    if (typeof row[field] !== 'string') throw new MalformedRecordError(row._id, field, 'a string');
+  }
+  if (!(row.occurred_at instanceof Date))
+    throw new MalformedRecordError(row._id, 'occurred_at', 'a date');
+  if (typeof row.latency_ms !== 'number')
+    throw new MalformedRecordError(row._id, 'latency_ms', 'a number');
+  if (typeof row.truncated !== 'boolean')
+    throw new MalformedRecordError(row._id, 'truncated', 'a boolean');
+  return row as unknown as CallRow;
+}

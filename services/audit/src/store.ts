@@ -1,0 +1,185 @@
+import { MongoBulkWriteError, MongoServerError } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
+import { ensureIndexes } from '@tollgate/kit';
+import type { IndexPlan } from '@tollgate/kit';
+import { GENESIS } from './chain/chain.js';
+import type { ChainHead } from './chain/chain.js';
+import { parseAuditDocument } from './record.js';
+import type { AuditDocument } from './record.js';
+
+/** Where audit keeps its state. Records are append-only: nothing here updates or deletes one. */
+export const collections = {
+  records: 'audit_records',
+  /** Per chain, the last record written: a hint that saves a scan; the records decide. */
+  heads: 'audit_chain_heads',
+  deadLetters: 'audit_dead_letters',
+} as const;
+
+const indexes: IndexPlan = {
+  [collections.records]: [
+    { key: { tenant: 1, seq: 1 }, name: 'tenant_seq', unique: true },
+    { key: { tenant: 1, session_id: 1, seq: 1 }, name: 'tenant_session' },
+    { key: { tenant: 1, call_id: 1 }, name: 'tenant_call' },
+    { key: { tenant: 1, occurred_at: 1 }, name: 'tenant_occurred' },
+  ],
+  [collections.deadLetters]: [{ key: { received_at: 1 }, name: 'received_at' }],
+};
+
+/** An event that could not be recorded, kept with its raw bytes for inspection or replay. */
+export interface DeadLetter {
+  /** `<stream>/<stream sequence>`: the same message is kept once. */
+  _id: string;
+  received_at: Date;
+  subject: string;
+  stream_sequence: number;
+  deliveries: number;
+  reason: string;
+  /** What could be read of the envelope ('' when nothing could). */
+  tenant: string;
+  event_id: string;
+  type: string;
+  /** The message as received, base64. */
+  data: string;
+}
+
+interface HeadHint {
+  _id: string;
+  seq: number;
+  hash: string;
+}
+
+/** How an ordered insert of records ended. */
+export type InsertOutcome =
+  | { kind: 'inserted' }
+  /** Records before `index` were inserted; the one at `index` hit a unique index. */
+  | { kind: 'duplicate'; index: number }
+  /** Records before `index` were inserted; Mongo refused the one at `index` for its content. */
+  | { kind: 'refused'; index: number; message: string };
+
+const DUPLICATE_KEY = 11000;
+
+export class AuditStore {
+  readonly #records: Collection<AuditDocument>;
+  readonly #heads: Collection<HeadHint>;
+  readonly #deadLetters: Collection<DeadLetter>;
+
+  constructor(readonly db: Db) {
+    this.#records = db.collection<AuditDocument>(collections.records);
+    this.#heads = db.collection<HeadHint>(collections.heads);
+    this.#deadLetters = db.collection<DeadLetter>(collections.deadLetters);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.db, indexes);
+  }
+
+  /**
+   * Inserts records in order and stops at the first that fails. Errors other than a record's
+   * own (duplicate key, refused document) mean the store is unavailable: they are thrown, and
+   * any prefix of the records may have been written.
+   */
+  async insertRecords(docs: readonly AuditDocument[]): Promise<InsertOutcome> {
+    if (docs.length === 0) return { kind: 'inserted' };
+    try {
+      await this.#records.insertMany(docs as AuditDocument[], { ordered: true });
+      return { kind: 'inserted' };
+    } catch (err) {
+      const first = firstWriteError(err);
+      if (!first) throw err;
+      if (first.code === DUPLICATE_KEY) return { kind: 'duplicate', index: first.index };
+      return { kind: 'refused', index: first.index, message: first.message };
+    }
+  }
+
+  /** The last record of a chain according to the records themselves. */
+  async lastRecordHead(tenant: string): Promise<ChainHead> {
+    const [last] = await this.#records
+      .find({ tenant }, { projection: { seq: 1, hash: 1 } })
+      .sort({ seq: -1 })
+      .limit(1)
+      .toArray();
+    return last ? { seq: last.seq, hash: last.hash } : GENESIS;
+  }
+
+  /** Which of these record ids are stored already. */
+  async existingIds(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const found = await this.#records
+      .find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } })
+      .toArray();
+    return new Set(found.map((d) => d._id));
+  }
+
+  async headHint(tenant: string): Promise<ChainHead | undefined> {
+    const hint = await this.#heads.findOne({ _id: tenant });
+    if (!hint || typeof hint.seq !== 'number' || typeof hint.hash !== 'string') return undefined;
+    return { seq: hint.seq, hash: hint.hash };
+  }
+
+  async saveHeadHint(tenant: string, head: ChainHead): Promise<void> {
+    await this.#heads.updateOne(
+      { _id: tenant },
+      { $set: { seq: head.seq, hash: head.hash } },
+      { upsert: true },
+    );
+  }
+
+  /** Stores a dead letter; the same message stored twice is kept once. */
+  async putDeadLetter(letter: DeadLetter): Promise<void> {
+    try {
+      await this.#deadLetters.insertOne(letter);
+    } catch (err) {
+      if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
+    }
+  }
+
+  async deadLetters(limit = 1000): Promise<DeadLetter[]> {
+    return this.#deadLetters.find({}).sort({ received_at: 1 }).limit(limit).toArray();
+  }
+
+  /** Records matching `filter`, in chain order, each checked for shape. */
+  async *findRecords(
+    filter: Filter<AuditDocument>,
+    options: { limit?: number; projection?: Record<string, 0 | 1> } = {},
+  ): AsyncGenerator<AuditDocument> {
+    const cursor = this.#records
+      .find(filter, options.projection ? { projection: options.projection } : {})
+      .sort({ tenant: 1, seq: 1 })
+      .batchSize(1000);
+    if (options.limit !== undefined) cursor.limit(options.limit);
+    try {
+      for await (const raw of cursor) {
+        yield options.projection ? raw : parseAuditDocument(raw);
+      }
+    } finally {
+      await cursor.close();
+    }
+  }
+
+  /** Raw documents of one chain from `fromSeq` in order, unchecked (Verify judges them). */
+  async *chainDocuments(tenant: string, fromSeq: number, toSeq: number): AsyncGenerator<unknown> {
+    const seq = toSeq > 0 ? { $gte: fromSeq, $lte: toSeq } : { $gte: fromSeq };
+    const cursor = this.#records.find({ tenant, seq }).sort({ seq: 1 }).batchSize(1000);
+    try {
+      for await (const raw of cursor) yield raw;
+    } finally {
+      await cursor.close();
+    }
+  }
+
+  async recordAt(tenant: string, seq: number): Promise<unknown> {
+    return this.#records.findOne({ tenant, seq });
+  }
+}
+
+function firstWriteError(
+  err: unknown,
+): { index: number; code: number; message: string } | undefined {
+  if (err instanceof MongoBulkWriteError) {
+    const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+    const first = errors[0];
+    if (first) return { index: first.index, code: first.code, message: first.errmsg ?? '' };
+    return undefined;
+  }
+  return undefined;
+}
