@@ -1,0 +1,171 @@
+# shellcheck shell=bash
+# Shared helpers for deploy/local/{up,down,status}.sh. Sourced, never run directly.
+
+LOCAL_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$LOCAL_DIR/../.." && pwd)"
+STATE_ROOT="${TOLLGATE_STATE_DIR:-$REPO_ROOT/.tollgate/local}"
+CACHE_ROOT="${TOLLGATE_CACHE_DIR:-${HOME:-/tmp}/.cache/tollgate}"
+ALL_SERVERS=(nats elasticsearch ferretdb) # this order lets Elasticsearch boot while FerretDB builds
+
+info() { printf '[infra] %s\n' "$*"; }
+err() { printf '[infra] %s\n' "$*" >&2; }
+die() { err "$@"; exit 1; }
+
+# resolve_servers [name...]: fills SERVERS (all three when no name is given).
+resolve_servers() {
+  SERVERS=()
+  [ $# -eq 0 ] && set -- "${ALL_SERVERS[@]}"
+  local s
+  for s in "$@"; do
+    case "$s" in
+      nats) SERVERS+=(nats) ;;
+      ferretdb | ferret | mongo | mongodb) SERVERS+=(ferretdb) ;;
+      elasticsearch | elastic | es) SERVERS+=(elasticsearch) ;;
+      -h | --help) die "usage: $(basename "$0") [nats|ferretdb|elasticsearch ...]" ;;
+      *) die "unknown server '$s' (known: ${ALL_SERVERS[*]})" ;;
+    esac
+  done
+}
+
+# check_port VAR DEFAULT: prints the port from env var VAR, or dies if it is not a port number.
+check_port() {
+  local value="${!1:-$2}"
+  if ! [[ "$value" =~ ^[0-9]+$ ]] || [ "$value" -lt 1 ] || [ "$value" -gt 65535 ]; then
+    die "$1='$value' is not a port number"
+  fi
+  printf '%s' "$value"
+}
+
+# state_dir NAME: <state root>/NAME, unless NAME's script set STATE_DIR_<NAME>.
+state_dir() {
+  local override="STATE_DIR_$1"
+  printf '%s' "${!override:-$STATE_ROOT/$1}"
+}
+pid_file() { printf '%s/server.pid' "$(state_dir "$1")"; }
+log_file() { printf '%s/server.log' "$(state_dir "$1")"; }
+provision_log() { printf '%s/provision.log' "$(state_dir "$1")"; }
+
+# world_searchable PATH: true if every existing folder on the way to PATH lets others enter it.
+world_searchable() {
+  local d="$1"
+  while [ "$d" != / ] && [ -n "$d" ]; do
+    if [ -d "$d" ] && [ "$(($(stat -c '%a' "$d") % 2))" -eq 0 ]; then # even last digit: no o+x
+      return 1
+    fi
+    d="$(dirname "$d")"
+  done
+}
+
+# server_pid NAME: prints the pid from the pid file if that process is alive and is ours.
+server_pid() {
+  local file pid
+  file="$(pid_file "$1")"
+  [ -f "$file" ] || return 1
+  pid="$(cat "$file" 2>/dev/null)"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$("${1}_match")" || return 1
+  printf '%s' "$pid"
+}
+
+# port_in_use PORT: true if something accepts TCP connections on 127.0.0.1:PORT.
+port_in_use() {
+  timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null
+}
+
+port_owner() {
+  command -v ss >/dev/null || return 0
+  ss -ltnpH "sport = :$1" 2>/dev/null | grep -o 'users:(([^)]*))' | head -n 1
+}
+
+# ensure_ports_free NAME: dies naming the port and its env variable if one is taken.
+ensure_ports_free() {
+  local pair var port owner
+  for pair in $("${1}_ports"); do
+    var="${pair%%=*}"
+    port="${pair#*=}"
+    if port_in_use "$port"; then
+      owner="$(port_owner "$port")"
+      die "$1: port $port is already in use by another process${owner:+ ($owner)}; stop it or set $var to a free port"
+    fi
+  done
+}
+
+# http_ok URL [max seconds]: true on a 2xx answer.
+http_ok() {
+  local code
+  code="$(curl -s -o /dev/null -w '%{http_code}' --max-time "${2:-3}" "$1" 2>/dev/null)" || return 1
+  [[ "$code" == 2* ]]
+}
+
+require_cmd() { # require_cmd SERVER CMD "what to install"
+  command -v "$2" >/dev/null 2>&1 || die "$1: '$2' not found: $3"
+}
+
+# start_background NAME CMD...: runs CMD in its own session (so down.sh can signal the whole
+# process group), output appended to the server log, pid written to the pid file.
+start_background() {
+  local name="$1" log pid
+  shift
+  log="$(log_file "$name")"
+  printf '\n==== %s start %s\n' "$(date -u +%FT%TZ)" "$*" >>"$log"
+  (cd "$(state_dir "$name")" && exec setsid "$@" >>"$log" 2>&1 </dev/null) &
+  pid=$!
+  printf '%s\n' "$pid" >"$(pid_file "$name")"
+}
+
+report_failure() {
+  local log
+  log="$(log_file "$1")"
+  err "$1: FAILED: $2"
+  if [ -s "$log" ]; then
+    err "$1: last 30 lines of $log:"
+    tail -n 30 "$log" | sed 's/^/    /' >&2
+  fi
+  err "$1: full log: $log"
+}
+
+# run_logged NAME STEP CMD...: runs a provisioning command with its output in provision.log.
+run_logged() {
+  local name="$1" step="$2" log
+  shift 2
+  log="$(provision_log "$name")"
+  printf '\n==== %s %s: %s\n' "$(date -u +%FT%TZ)" "$step" "$*" >>"$log"
+  if ! "$@" >>"$log" 2>&1; then
+    err "$name: FAILED: $step"
+    err "$name: last 30 lines of $log:"
+    tail -n 30 "$log" | sed 's/^/    /' >&2
+    return 1
+  fi
+}
+
+# stop_server NAME: SIGTERM to the process group, then SIGKILL after NAME_stop_timeout seconds.
+stop_server() {
+  local name="$1" pid waited=0 limit
+  if ! pid="$(server_pid "$name")"; then
+    rm -f "$(pid_file "$name")"
+    info "$name: not running"
+    return 0
+  fi
+  limit="$("${name}_stop_timeout")"
+  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+  while kill -0 -- "-$pid" 2>/dev/null && [ "$waited" -lt "$limit" ]; do
+    sleep 1
+    waited=$((waited + 1))
+  done
+  if kill -0 -- "-$pid" 2>/dev/null; then
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    info "$name: did not stop within ${limit}s, killed (pid $pid)"
+  else
+    info "$name: stopped (pid $pid)"
+  fi
+  rm -f "$(pid_file "$name")"
+}
+
+# Per-server settings and functions (NAME_provision, NAME_start, NAME_healthy, ...).
+# shellcheck source=nats.sh
+source "$LOCAL_DIR/nats.sh"
+# shellcheck source=ferretdb.sh
+source "$LOCAL_DIR/ferretdb.sh"
+# shellcheck source=elasticsearch.sh
+source "$LOCAL_DIR/elasticsearch.sh"
