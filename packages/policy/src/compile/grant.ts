@@ -1,0 +1,269 @@
+import type { Grant, GrantEffect, Operation } from '@tollgate/core';
+import { OPERATIONS, formatActionPattern, parseActionPattern } from '../model/actions.js';
+import type { ActionPattern } from '../model/actions.js';
+import { cedarEntity, cedarSet, cedarString } from '../model/cedar-text.js';
+import { zoneKey } from '../model/clock.js';
+import { parseIpRange } from '../model/ip.js';
+import { parseTimeWindow, timeWindowCedar } from '../model/time-window.js';
+import type { TimeWindow } from '../model/time-window.js';
+import type {
+  BundleRateLimit,
+  CompiledConditions,
+  CompiledPolicy,
+  PolicyProblem,
+} from '../bundle/types.js';
+
+/** What one grant compiles to. */
+export interface CompiledGrant {
+  policy?: CompiledPolicy;
+  rateLimit?: BundleRateLimit;
+  /** Time zone its window uses. */
+  zone?: string;
+  problems: PolicyProblem[];
+}
+
+const EFFECTS: readonly GrantEffect[] = ['allow', 'deny', 'require_approval'];
+const CONDITION_KEYS = ['ipCidr', 'timeWindow', 'environment'];
+
+/**
+ * Compiles one grant of a Policy to a Cedar policy: `deny` → `forbid`, `allow` and
+ * `require_approval` → `permit` annotated `@tollgate_effect(…)`. Conditions become `when`
+ * clauses: an IP list tests `context.sourceIp` (a deny also applies when the caller's IP is
+ * unknown — fail closed), a time window tests `context.clock.<zone>`, an environment list tests
+ * the resource's environment.
+ */
+export function compileGrant(grant: Grant, policyName: string, index: number): CompiledGrant {
+  const id = `policy/${policyName}/grant/${index}`;
+  const path = `Policy/${policyName}/spec.grants[${index}]`;
+  const problems: PolicyProblem[] = [];
+  const problem = (where: string, message: string): void => {
+    problems.push({ path: `${path}${where}`, message });
+  };
+
+  if (!EFFECTS.includes(grant.effect))
+    problem('.effect', `effect must be one of ${EFFECTS.join(', ')}`);
+  const roles = stringList(grant.principals?.roles, '.principals.roles', problem);
+  const agents = stringList(grant.principals?.agents, '.principals.agents', problem);
+  if (roles.length + agents.length === 0)
+    problem('.principals', 'a grant needs at least one role or agent');
+
+  const patterns: ActionPattern[] = [];
+  if (!Array.isArray(grant.actions) || grant.actions.length === 0)
+    problem('.actions', 'a grant needs at least one action');
+  (Array.isArray(grant.actions) ? grant.actions : []).forEach((text, i) => {
+    const parsed =
+      typeof text === 'string' ? parseActionPattern(text) : 'an action must be a string';
+    if (typeof parsed === 'string') problem(`.actions[${i}]`, parsed);
+    else patterns.push(parsed);
+  });
+
+  const conditions = compileConditions(grant, problem);
+  const rateLimit = compileRateLimit(grant, id, roles, agents, problem);
+  if (problems.length > 0) return { problems };
+
+  const effect = grant.effect;
+  const actions = [...new Set(patterns.map(formatActionPattern))].sort();
+  const cedar = grantCedar({ id, effect, roles, agents, patterns, conditions: conditions.cedar });
+  const resources = patterns.some((p) => p.resource === '*')
+    ? undefined
+    : [...new Set(patterns.map((p) => p.resource))].sort();
+  const policy: CompiledPolicy = {
+    id,
+    effect,
+    kind: 'grant',
+    source: `Policy/${policyName}`,
+    ...(resources ? { resources } : {}),
+    actions: operationsOf(patterns),
+    grant: {
+      principals: { roles, agents },
+      actions,
+      ...(conditions.compiled ? { conditions: conditions.compiled } : {}),
+    },
+    cedar,
+  };
+  return {
+    policy,
+    ...(rateLimit ? { rateLimit: { ...rateLimit, actions } } : {}),
+    ...(conditions.window ? { zone: conditions.window.zone } : {}),
+    problems,
+  };
+}
+
+type Report = (where: string, message: string) => void;
+
+function stringList(value: unknown, where: string, problem: Report): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' || item === '')) {
+    problem(where, 'must be a list of non-empty names');
+    return [];
+  }
+  return [...new Set(value as string[])].sort();
+}
+
+interface ConditionParts {
+  compiled?: CompiledConditions;
+  window?: TimeWindow;
+  /** Cedar `when` bodies, one per condition; `deny` decides how an unknown IP counts. */
+  cedar: (deny: boolean) => string[];
+}
+
+function compileConditions(grant: Grant, problem: Report): ConditionParts {
+  const raw = grant.conditions;
+  if (raw === undefined) return { cedar: () => [] };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    problem('.conditions', 'must be an object');
+    return { cedar: () => [] };
+  }
+  for (const key of Object.keys(raw)) {
+    if (!CONDITION_KEYS.includes(key))
+      problem(`.conditions.${key}`, `unknown condition; use ${CONDITION_KEYS.join(', ')}`);
+  }
+  const compiled: CompiledConditions = {};
+  let window: TimeWindow | undefined;
+
+  if (raw.ipCidr !== undefined) {
+    if (!Array.isArray(raw.ipCidr) || raw.ipCidr.length === 0)
+      problem('.conditions.ipCidr', 'must be a non-empty list');
+    else {
+      const ranges = raw.ipCidr.map((text, i) => {
+        const range = typeof text === 'string' ? parseIpRange(text) : 'must be a string';
+        if (typeof range === 'string') problem(`.conditions.ipCidr[${i}]`, range);
+        return typeof range === 'string' ? '' : range.text;
+      });
+      compiled.ipCidr = [...new Set(ranges)].sort();
+    }
+  }
+  if (raw.timeWindow !== undefined) {
+    const parsed =
+      typeof raw.timeWindow === 'string' ? parseTimeWindow(raw.timeWindow) : 'must be a string';
+    if (typeof parsed === 'string') problem('.conditions.timeWindow', parsed);
+    else {
+      window = parsed;
+      compiled.timeWindow = { start: parsed.start, end: parsed.end, zone: parsed.zone };
+    }
+  }
+  if (raw.environment !== undefined) {
+    const list = stringList(raw.environment, '.conditions.environment', problem);
+    if (list.length === 0) problem('.conditions.environment', 'must be a non-empty list');
+    compiled.environment = list;
+  }
+
+  const cedar = (deny: boolean): string[] => {
+    const clauses: string[] = [];
+    if (compiled.ipCidr) {
+      const ranges = compiled.ipCidr
+        .map((r) => `context.sourceIp.isInRange(ip(${cedarString(r)}))`)
+        .join(' || ');
+      clauses.push(
+        deny
+          ? `if context has sourceIp then ${ranges} else true`
+          : `context has sourceIp && (${ranges})`,
+      );
+    }
+    if (window) clauses.push(timeWindowCedar(window, zoneKey(window.zone)));
+    if (compiled.environment) {
+      clauses.push(
+        `${cedarSet(compiled.environment.map(cedarString))}.contains(resource.environment)`,
+      );
+    }
+    return clauses;
+  };
+  return {
+    ...(Object.keys(compiled).length > 0 ? { compiled } : {}),
+    ...(window ? { window } : {}),
+    cedar,
+  };
+}
+
+function compileRateLimit(
+  grant: Grant,
+  policyId: string,
+  roles: string[],
+  agents: string[],
+  problem: Report,
+): BundleRateLimit | undefined {
+  const limit = grant.rateLimit;
+  if (limit === undefined) return undefined;
+  if (grant.effect === 'deny') {
+    problem('.rateLimit', 'a deny grant cannot carry a rate limit');
+    return undefined;
+  }
+  const positive = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) > 0;
+  if (
+    typeof limit !== 'object' ||
+    limit === null ||
+    !positive(limit.requests) ||
+    !positive(limit.perSeconds)
+  ) {
+    problem('.rateLimit', 'must be { requests, perSeconds } with positive whole numbers');
+    return undefined;
+  }
+  return {
+    policyId,
+    principals: { roles, agents },
+    actions: [],
+    requests: limit.requests,
+    perSeconds: limit.perSeconds,
+  };
+}
+
+interface GrantText {
+  id: string;
+  effect: GrantEffect;
+  roles: string[];
+  agents: string[];
+  patterns: ActionPattern[];
+  conditions: (deny: boolean) => string[];
+}
+
+function grantCedar(g: GrantText): string {
+  const deny = g.effect === 'deny';
+  const operations = operationsOf(g.patterns);
+  const principals = [
+    ...g.roles.map((r) => cedarEntity('Role', r)),
+    ...g.agents.map((a) => cedarEntity('Agent', a)),
+  ];
+  const clauses = [`principal in ${cedarSet(principals)}`];
+  const target = targetClause(g.patterns, operations);
+  if (target) clauses.push(target);
+  clauses.push(...g.conditions(deny));
+  return [
+    `@id(${cedarString(g.id)})`,
+    `@tollgate_effect(${cedarString(g.effect)})`,
+    `${deny ? 'forbid' : 'permit'} (`,
+    '  principal,',
+    `  action in ${cedarSet(operations.map((op) => cedarEntity('Action', op)))},`,
+    '  resource is Resource',
+    ')',
+    clauses.map((c) => `when { ${c} }`).join('\n') + ';',
+  ].join('\n');
+}
+
+function operationsOf(patterns: ActionPattern[]): Operation[] {
+  const wanted = new Set(
+    patterns.flatMap((p) => (p.operation === '*' ? OPERATIONS : [p.operation])),
+  );
+  return OPERATIONS.filter((op) => wanted.has(op));
+}
+
+/** The resource × operation combinations, when the scope's action list alone does not say it. */
+function targetClause(patterns: ActionPattern[], scopeOperations: Operation[]): string | undefined {
+  const byResource = new Map<string, Set<Operation>>();
+  for (const p of patterns) {
+    const ops = byResource.get(p.resource) ?? new Set<Operation>();
+    for (const op of p.operation === '*' ? OPERATIONS : [p.operation]) ops.add(op);
+    byResource.set(p.resource, ops);
+  }
+  const anyResource = byResource.get('*');
+  if (anyResource && anyResource.size === scopeOperations.length) return undefined;
+  const entries = [...byResource.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const single = entries.length === 1;
+  const terms = entries.map(([resource, ops]) => {
+    const allScoped = ops.size === scopeOperations.length;
+    const opTest = `action in ${cedarSet(OPERATIONS.filter((op) => ops.has(op)).map((op) => cedarEntity('Action', op)))}`;
+    if (resource === '*') return opTest;
+    const resTest = `resource == ${cedarEntity('Resource', resource)}`;
+    return allScoped ? resTest : single ? `${resTest} && ${opTest}` : `(${resTest} && ${opTest})`;
+  });
+  return terms.join(' || ');
+}
