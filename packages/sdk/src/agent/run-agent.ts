@@ -1,0 +1,300 @@
+import type { JsonObject } from '@bufbuild/protobuf';
+import type OpenAI from 'openai';
+import type { TollgateClient } from '../client.js';
+import type { ErrorCategory, ErrorCode } from '@tollgate/core';
+import { isToolCallError, toolCallError } from '../errors.js';
+import type { ToolCallError } from '../errors.js';
+import type { CallMeta, CallOutcome } from '../result.js';
+import type { Tool } from '../tools.js';
+import type { CompactionLimits } from './compact.js';
+import { openaiClient } from './llm.js';
+import type { LlmConfig } from './llm.js';
+import { SNAPSHOT_FORMAT, readSnapshot, snapshotToJson } from './snapshot.js';
+import type { AgentSnapshot, ConversationMessage, ConversationToolCall } from './snapshot.js';
+import type { SessionStore } from './session-store.js';
+import { errorMessage, toolMessageContent } from './tool-message.js';
+import { openaiToolsFor } from './openai-tools.js';
+
+export const DEFAULT_SYSTEM_PROMPT = [
+  'You answer questions and do tasks using only the tools provided (Tollgate tools over real data systems).',
+  'Fill tool arguments exactly as their schemas say; never invent field names or values.',
+  'A tool result with status "error" says what to do: for category fix_arguments, correct the arguments',
+  'named in details and call again; otherwise do not retry more than once and tell the user.',
+  'Answer briefly, from the tool results only.',
+].join(' ');
+
+/** What the agent loop needs of the client: listing and calling tools. */
+export type AgentTools = Pick<TollgateClient, 'listTools' | 'call'>;
+
+export interface RunAgentOptions {
+  client: AgentTools;
+  llm: LlmConfig;
+  /** The user's request for this run. */
+  task: string;
+  /** Conversation id: snapshots, audit, replay and idempotency keys hang off it. */
+  sessionId: string;
+  /** Model turns at most (default 8); the run ends with `step_limit` when they are used up. */
+  maxSteps?: number;
+  /** Snapshot store; without one the run starts fresh and saves nothing. */
+  memory?: SessionStore;
+  /** Told about each step once it is done and saved. */
+  onStep?: (step: AgentStep) => void | Promise<void>;
+  /** Tools of at most this many resources (default: the synthesizer's). */
+  topK?: number;
+  systemPrompt?: string;
+  compaction?: Partial<CompactionLimits>;
+  /** Wait this long for a call parked for approval or accepted (default 0: report it as is). */
+  completionWaitMs?: number;
+  signal?: AbortSignal;
+}
+
+/** One tool call the model made in a step, and how it went. */
+export interface AgentToolCall {
+  id: string;
+  tool: string;
+  /** Parsed arguments, or the raw text when it was not JSON. */
+  arguments: JsonObject | string;
+  status: CallOutcome['status'];
+  callId?: string;
+  error?: { code: ErrorCode; category: ErrorCategory; message: string };
+  meta?: CallMeta;
+}
+
+/** One model turn: what it said and the tools it called. */
+export interface AgentStep {
+  /** 1-based within this run. */
+  step: number;
+  assistant: string | null;
+  toolCalls: AgentToolCall[];
+  /** Session version after the step was saved (when a store is used). */
+  sessionVersion?: number;
+}
+
+export interface AgentRun {
+  /** `answered`: the model replied without calling tools; `step_limit`: `maxSteps` ran out. */
+  status: 'answered' | 'step_limit';
+  answer: string | null;
+  steps: AgentStep[];
+  sessionId: string;
+  sessionVersion?: number;
+  /** The whole conversation as the model saw it. */
+  messages: ConversationMessage[];
+  /** The tools the model was offered. */
+  tools: Tool[];
+}
+
+/**
+ * The agent loop (function calling): offers the principal's tools for `task` to the model,
+ * runs the calls it makes through Tollgate, feeds the outcomes back (compacted; argument
+ * errors with their paths so the model can correct itself) and stops when the model answers
+ * or after `maxSteps` turns. The session snapshot is saved after every step.
+ */
+export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
+  const { client, task, sessionId, memory } = options;
+  const maxSteps = options.maxSteps ?? 8;
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+    throw toolCallError({
+      code: 'INVALID_ARGUMENT',
+      message: `maxSteps must be a positive integer, got ${maxSteps}`,
+    });
+  }
+  const stored = memory ? await memory.load(sessionId) : undefined;
+  const previous = stored ? readSnapshot(sessionId, stored.snapshot) : undefined;
+  let version = stored?.version ?? 0;
+  const messages: ConversationMessage[] = previous?.messages ?? [
+    { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
+  ];
+  messages.push({ role: 'user', content: task });
+  let sessionSteps = previous?.steps ?? 0;
+
+  const tools = await client.listTools({
+    task,
+    format: 'openai',
+    sessionId,
+    ...(options.topK ? { topK: options.topK } : {}),
+  });
+  const offered = new Map(tools.map((tool) => [tool.name, tool]));
+  const llm = openaiClient(options.llm);
+  const steps: AgentStep[] = [];
+
+  const save = async (status: AgentSnapshot['status']): Promise<number | undefined> => {
+    if (!memory) return undefined;
+    const snapshot: AgentSnapshot = {
+      format: SNAPSHOT_FORMAT,
+      messages,
+      steps: sessionSteps,
+      task,
+      status,
+      updatedAt: new Date().toISOString(),
+    };
+    version = await memory.save(sessionId, snapshotToJson(snapshot), version);
+    return version;
+  };
+
+  for (let step = 1; step <= maxSteps; step += 1) {
+    const reply = await complete(llm, options, messages, tools);
+    sessionSteps += 1;
+    const toolCalls = reply.tool_calls ?? [];
+    messages.push({
+      role: 'assistant',
+      content: reply.content ?? null,
+      ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+    });
+    const record: AgentStep = { step, assistant: reply.content ?? null, toolCalls: [] };
+    for (const call of toolCalls) {
+      const done = await runToolCall(
+        call,
+        offered,
+        options,
+        `${sessionId}:${sessionSteps}:${call.id}`,
+      );
+      messages.push({ role: 'tool', tool_call_id: call.id, content: done.content });
+      record.toolCalls.push(done.record);
+    }
+    const answered = toolCalls.length === 0;
+    const saved = await save(answered ? 'answered' : step === maxSteps ? 'step_limit' : 'running');
+    if (saved !== undefined) record.sessionVersion = saved;
+    steps.push(record);
+    await options.onStep?.(record);
+    if (answered) return finish('answered', reply.content ?? '');
+  }
+  return finish('step_limit', null);
+
+  function finish(status: AgentRun['status'], answer: string | null): AgentRun {
+    return {
+      status,
+      answer,
+      steps,
+      sessionId,
+      ...(memory ? { sessionVersion: version } : {}),
+      messages,
+      tools,
+    };
+  }
+}
+
+interface ModelReply {
+  content: string | null;
+  tool_calls?: ConversationToolCall[];
+}
+
+async function complete(
+  llm: OpenAI,
+  options: RunAgentOptions,
+  messages: ConversationMessage[],
+  tools: Tool[],
+): Promise<ModelReply> {
+  const openaiTools = openaiToolsFor(tools);
+  const completion = await llm.chat.completions.create(
+    {
+      model: options.llm.model,
+      messages,
+      ...(openaiTools.length > 0 ? { tools: openaiTools, tool_choice: 'auto' as const } : {}),
+      ...(options.llm.temperature !== undefined ? { temperature: options.llm.temperature } : {}),
+    },
+    options.signal ? { signal: options.signal } : {},
+  );
+  const message = completion.choices[0]?.message;
+  if (message === undefined) {
+    throw toolCallError({
+      code: 'UPSTREAM_BAD_RESPONSE',
+      message: 'the model returned no choices',
+    });
+  }
+  const calls: ConversationToolCall[] = (message.tool_calls ?? []).map((call, i) =>
+    call.type === 'function'
+      ? {
+          id: call.id || `call_${i}`,
+          type: 'function',
+          function: { name: call.function.name, arguments: call.function.arguments },
+        }
+      : {
+          id: call.id || `call_${i}`,
+          type: 'function',
+          function: { name: call.custom.name, arguments: call.custom.input },
+        },
+  );
+  return { content: message.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
+}
+
+async function runToolCall(
+  call: ConversationToolCall,
+  offered: Map<string, Tool>,
+  options: RunAgentOptions,
+  idempotencyKey: string,
+): Promise<{ content: string; record: AgentToolCall }> {
+  const name = call.function.name;
+  const tool = offered.get(name);
+  const args = parseArguments(call.function.arguments);
+  const base = { id: call.id, tool: name, arguments: args };
+  const failed = (error: ToolCallError, extra: Partial<AgentToolCall> = {}) => ({
+    content: JSON.stringify(errorMessage(error)),
+    record: {
+      ...base,
+      ...extra,
+      status: 'error' as const,
+      error: { code: error.code, category: error.category, message: error.message },
+    },
+  });
+  if (tool === undefined) {
+    return failed(
+      toolCallError({
+        code: 'UNKNOWN_TOOL',
+        message: `there is no tool named ${JSON.stringify(name)}; use one of: ${[...offered.keys()].join(', ') || '(none)'}`,
+      }),
+    );
+  }
+  if (typeof args === 'string') {
+    return failed(
+      toolCallError({
+        code: 'ARGUMENTS_INVALID',
+        message: 'the arguments are not a JSON object',
+        details: [
+          {
+            path: '',
+            message: 'arguments must be a JSON object',
+            expected: 'object',
+            found: args.slice(0, 200),
+          },
+        ],
+      }),
+    );
+  }
+  let outcome: CallOutcome;
+  try {
+    outcome = await options.client.call(tool, args, {
+      sessionId: options.sessionId,
+      ...(tool.operation === 'write' ? { idempotencyKey } : {}),
+    });
+    if (
+      (outcome.status === 'pending_approval' || outcome.status === 'accepted') &&
+      options.completionWaitMs
+    ) {
+      outcome = await outcome.wait({ timeoutMs: options.completionWaitMs });
+    }
+  } catch (err) {
+    if (!isToolCallError(err)) throw err;
+    return failed(err);
+  }
+  const record: AgentToolCall = { ...base, status: outcome.status, callId: outcome.callId };
+  if (outcome.meta) record.meta = outcome.meta;
+  if (outcome.status === 'error') {
+    record.error = {
+      code: outcome.error.code,
+      category: outcome.error.category,
+      message: outcome.error.message,
+    };
+  }
+  return { content: toolMessageContent(outcome, options.compaction), record };
+}
+
+function parseArguments(text: string): JsonObject | string {
+  try {
+    const parsed: unknown = JSON.parse(text === '' ? '{}' : text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as JsonObject)
+      : text;
+  } catch {
+    return text;
+  }
+}

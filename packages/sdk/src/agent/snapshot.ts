@@ -1,0 +1,98 @@
+/**
+ * The session snapshot the agent loop saves after every step: the conversation as the model
+ * saw it (tool results already compacted) and how many steps the session has taken. Read back
+ * strictly — a stored document that is not one is an InternalError naming the bad path. Pure.
+ */
+import type { JsonObject } from '@bufbuild/protobuf';
+import { malformed } from '../wire-errors.js';
+
+export const SNAPSHOT_FORMAT = 'tollgate.agent.v1';
+
+/** A function call the model made. */
+export interface ConversationToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** One message of the conversation, in the OpenAI chat-completions shape. */
+export type ConversationMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ConversationToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export interface AgentSnapshot {
+  format: typeof SNAPSHOT_FORMAT;
+  messages: ConversationMessage[];
+  /** Steps (model turns) taken in this session, over all runs. */
+  steps: number;
+  /** The task of the latest run. */
+  task: string;
+  /** How the latest run ended so far. */
+  status: 'running' | 'answered' | 'step_limit';
+  updatedAt: string;
+}
+
+export function snapshotToJson(snapshot: AgentSnapshot): JsonObject {
+  return JSON.parse(JSON.stringify(snapshot)) as JsonObject;
+}
+
+export function readSnapshot(sessionId: string, json: JsonObject): AgentSnapshot {
+  const fail = (path: string, expected: string) =>
+    malformed(
+      `session ${sessionId}: the stored snapshot has no valid ${path} (expected ${expected})`,
+    );
+  if (json.format !== SNAPSHOT_FORMAT) throw fail('format', JSON.stringify(SNAPSHOT_FORMAT));
+  if (!Array.isArray(json.messages)) throw fail('messages', 'an array');
+  const messages = json.messages.map((m, i) => readMessage(m, `messages[${i}]`, fail));
+  const { steps, task, status, updatedAt } = json;
+  if (typeof steps !== 'number' || !Number.isInteger(steps) || steps < 0)
+    throw fail('steps', 'a count');
+  if (typeof task !== 'string') throw fail('task', 'a string');
+  if (status !== 'running' && status !== 'answered' && status !== 'step_limit') {
+    throw fail('status', 'running | answered | step_limit');
+  }
+  if (typeof updatedAt !== 'string') throw fail('updatedAt', 'a timestamp');
+  return { format: SNAPSHOT_FORMAT, messages, steps, task, status, updatedAt };
+}
+
+type Fail = (path: string, expected: string) => Error;
+
+function readMessage(value: unknown, path: string, fail: Fail): ConversationMessage {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw fail(path, 'a message object');
+  const m = value as Record<string, unknown>;
+  switch (m.role) {
+    case 'system':
+    case 'user':
+      if (typeof m.content !== 'string') throw fail(`${path}.content`, 'a string');
+      return { role: m.role, content: m.content };
+    case 'assistant': {
+      if (m.content !== null && typeof m.content !== 'string')
+        throw fail(`${path}.content`, 'a string or null');
+      if (m.tool_calls === undefined) return { role: 'assistant', content: m.content };
+      if (!Array.isArray(m.tool_calls)) throw fail(`${path}.tool_calls`, 'an array');
+      const calls = m.tool_calls.map((c, i) => readToolCall(c, `${path}.tool_calls[${i}]`, fail));
+      return { role: 'assistant', content: m.content, tool_calls: calls };
+    }
+    case 'tool':
+      if (typeof m.tool_call_id !== 'string') throw fail(`${path}.tool_call_id`, 'a string');
+      if (typeof m.content !== 'string') throw fail(`${path}.content`, 'a string');
+      return { role: 'tool', tool_call_id: m.tool_call_id, content: m.content };
+    default:
+      throw fail(`${path}.role`, 'system | user | assistant | tool');
+  }
+}
+
+function readToolCall(value: unknown, path: string, fail: Fail): ConversationToolCall {
+  const c = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  const fn = (typeof c.function === 'object' && c.function !== null ? c.function : {}) as Record<
+    string,
+    unknown
+  >;
+  if (typeof c.id !== 'string') throw fail(`${path}.id`, 'a string');
+  if (typeof fn.name !== 'string' || typeof fn.arguments !== 'string') {
+    throw fail(`${path}.function`, '{ name, arguments } strings');
+  }
+  return { id: c.id, type: 'function', function: { name: fn.name, arguments: fn.arguments } };
+}

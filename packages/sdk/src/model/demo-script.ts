@@ -1,0 +1,157 @@
+/**
+ * The scripted model's rules for the demo (and the tests), standing in for an LLM when none is
+ * configured: look an order up by id with the offered `*_search` tool, correct arguments from
+ * a fix_arguments error, summarise the result; extract a resource descriptor from a
+ * description when asked to fill `propose_resource`.
+ */
+import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
+import { repairArguments } from './argument-repair.js';
+import type { ErrorDetailLike } from './argument-repair.js';
+import { PROPOSE_RESOURCE_TOOL } from '../registration/extraction-schema.js';
+import { extractResourceFromText } from './resource-extraction.js';
+import type {
+  ChatRequest,
+  ModelScript,
+  ScriptMessage,
+  ScriptTool,
+  ScriptedReply,
+} from './scripted-server.js';
+
+const ORDER_ID = /\border\s+(?:id\s+|number\s+|no\.?\s+)?#?([A-Za-z0-9][A-Za-z0-9_-]{2,63})\b/i;
+/** Consecutive failed tool results after which the script stops trying and answers. */
+const MAX_REPAIRS = 2;
+
+export function createDemoScript(): ModelScript {
+  return (request) => demoReply(request);
+}
+
+export function demoReply(request: ChatRequest): ScriptedReply {
+  if (request.forcedTool === PROPOSE_RESOURCE_TOOL) {
+    return {
+      toolCalls: [
+        { name: PROPOSE_RESOURCE_TOOL, arguments: extractResourceFromText(lastUserText(request)) },
+      ],
+    };
+  }
+  const last = request.messages[request.messages.length - 1];
+  if (last?.role === 'tool') return afterToolResult(request);
+  const text = last?.content ?? '';
+  const orderId = ORDER_ID.exec(text)?.[1];
+  const tool = request.tools.find((t) => t.name.endsWith('_search'));
+  if (orderId === undefined || tool === undefined) {
+    return { content: 'In this demo I can look orders up by id: ask me about "order <id>".' };
+  }
+  const field = idField(tool);
+  return {
+    toolCalls: [
+      {
+        name: tool.name,
+        arguments: withNulls(tool, { filters: [{ field, op: 'eq', value: orderId }], limit: 5 }),
+      },
+    ],
+  };
+}
+
+function afterToolResult(request: ChatRequest): ScriptedReply {
+  const last = request.messages[request.messages.length - 1]!;
+  const result = parseObject(last.content);
+  if (
+    result?.status === 'error' &&
+    result.category === 'fix_arguments' &&
+    recentFailures(request) <= MAX_REPAIRS
+  ) {
+    const previous = callOf(request.messages, last.tool_call_id);
+    const args = previous ? parseObject(previous.arguments) : undefined;
+    const details = Array.isArray(result.details)
+      ? (result.details as unknown as ErrorDetailLike[])
+      : [];
+    const repaired = args ? repairArguments(args, details) : undefined;
+    if (previous && repaired) return { toolCalls: [{ name: previous.name, arguments: repaired }] };
+  }
+  return { content: summarise(result) };
+}
+
+function summarise(result: JsonObject | undefined): string {
+  switch (result?.status) {
+    case 'ok': {
+      const rows = Array.isArray(result.data) ? result.data : [result.data ?? null];
+      if (rows.length === 0) return 'I found no matching records.';
+      const shown = rows
+        .slice(0, 3)
+        .map((row) => JSON.stringify(row))
+        .join('; ');
+      return `I found ${rows.length} record(s): ${shown}`;
+    }
+    case 'error':
+      return `I could not do that (${String(result.code)}): ${String(result.message)}`;
+    case 'pending_approval':
+      return `The request awaits approval by a person (approval ${String(result.approval_id)}).`;
+    case 'accepted':
+      return `The request was started (task ${String(result.task_id)}).`;
+    default:
+      return 'The tool returned something I could not read.';
+  }
+}
+
+/** Tool messages in a row, most recent first, that were errors. */
+function recentFailures(request: ChatRequest): number {
+  let count = 0;
+  for (const m of [...request.messages].reverse()) {
+    if (m.role === 'assistant') continue;
+    if (m.role !== 'tool' || parseObject(m.content)?.status !== 'error') break;
+    count += 1;
+  }
+  return count;
+}
+
+function callOf(messages: ScriptMessage[], id: string | undefined) {
+  for (const m of messages) {
+    const call = m.tool_calls?.find((c) => c.id === id);
+    if (call) return call;
+  }
+  return undefined;
+}
+
+/** The filterable id-like field of a search tool (`id`, else the first `*_id`, else `id`). */
+function idField(tool: ScriptTool): string {
+  const fields = filterFields(tool.parameters);
+  return fields.find((f) => f === 'id') ?? fields.find((f) => f.endsWith('_id')) ?? 'id';
+}
+
+function filterFields(parameters: JsonObject): string[] {
+  const filters = asObject(asObject(parameters.properties)?.filters);
+  const branches = asObject(filters?.items)?.anyOf;
+  if (!Array.isArray(branches)) return [];
+  return branches.flatMap((branch) => {
+    const field = asObject(asObject(asObject(branch)?.properties)?.field);
+    return typeof field?.const === 'string' ? [field.const] : [];
+  });
+}
+
+/** Strict-mode tools want every property: the ones not given are sent as null. */
+function withNulls(tool: ScriptTool, args: JsonObject): JsonObject {
+  const properties = asObject(tool.parameters.properties) ?? {};
+  const required = Array.isArray(tool.parameters.required) ? tool.parameters.required : [];
+  const complete: JsonObject = {};
+  for (const key of Object.keys(properties)) {
+    if (key in args) complete[key] = args[key] ?? null;
+    else if (required.includes(key)) complete[key] = null;
+  }
+  return Object.keys(properties).length > 0 ? complete : args;
+}
+
+function lastUserText(request: ChatRequest): string {
+  return [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+}
+
+function parseObject(text: string | null | undefined): JsonObject | undefined {
+  try {
+    return asObject(JSON.parse(text ?? '') as JsonValue);
+  } catch {
+    return undefined;
+  }
+}
+
+function asObject(value: JsonValue | undefined): JsonObject | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+}

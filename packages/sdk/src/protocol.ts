@@ -1,0 +1,74 @@
+/**
+ * The agent side of the NATS data plane (docs/services.md, "Data plane over NATS"): subjects,
+ * headers and tool formats, as the services define them.
+ */
+import { ToolFormat as ProtoToolFormat } from '@tollgate/contracts/tools/v1';
+
+export const subjects = {
+  listTools: 'tollgate.v1.svc.synthesizer.list_tools',
+  getTool: 'tollgate.v1.svc.synthesizer.get_tool',
+  callResult: 'tollgate.v1.svc.executor.call_result',
+  callCompleted: 'tollgate.v1.evt.call.completed',
+} as const;
+
+/** Header carrying the principal token (`Bearer <token>`). */
+export const AUTHORIZATION_HEADER = 'authorization';
+/** Header of a failed request's reply: JSON `{ code, category, message, details }`. */
+export const ERROR_HEADER = 'tollgate-error';
+
+/** Tool export formats, by the names the rest of Tollgate uses. */
+export type ToolFormatName = 'json_schema' | 'openai' | 'anthropic' | 'mcp';
+
+const toProto: Record<ToolFormatName, ProtoToolFormat> = {
+  json_schema: ProtoToolFormat.JSON_SCHEMA,
+  openai: ProtoToolFormat.OPENAI,
+  anthropic: ProtoToolFormat.ANTHROPIC,
+  mcp: ProtoToolFormat.MCP,
+};
+
+export function protoFormat(format: ToolFormatName): ProtoToolFormat {
+  return toProto[format];
+}
+
+export function formatName(format: ProtoToolFormat): ToolFormatName {
+  const entry = Object.entries(toProto).find(([, value]) => value === format);
+  return (entry?.[0] as ToolFormatName | undefined) ?? 'json_schema';
+}
+
+export function isToolFormatName(value: unknown): value is ToolFormatName {
+  return typeof value === 'string' && Object.hasOwn(toProto, value);
+}
+
+/** A call subject the SDK will publish to: `tollgate.v1.call.<kind>.<resource>`, no wildcards. */
+const CALL_SUBJECT = /^tollgate\.v1\.call\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+export function isCallSubject(value: string): boolean {
+  return CALL_SUBJECT.test(value);
+}
+
+/**
+ * Who the token says the agent is, read WITHOUT verifying the signature — only to pick this
+ * principal's completion events. Services verify the token on every request.
+ */
+export interface TokenClaims {
+  tenant: string;
+  agent: string;
+  environment: string;
+  user?: string;
+}
+
+export function readTokenClaims(token: string): TokenClaims | undefined {
+  const payload = token.split('.')[1];
+  if (payload === undefined) return undefined;
+  let claims: unknown;
+  try {
+    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof claims !== 'object' || claims === null) return undefined;
+  const { tenant, sub, env, user } = claims as Record<string, unknown>;
+  if (typeof tenant !== 'string' || typeof sub !== 'string' || typeof env !== 'string')
+    return undefined;
+  return { tenant, agent: sub, environment: env, ...(typeof user === 'string' ? { user } : {}) };
+}
