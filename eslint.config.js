@@ -5,14 +5,19 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.tollgate/**', 'packages/contracts/src/gen/**'] },
+  {
+    ignores: ['**/dist/**', '**/node_modules/**', '.tollgate/**', 'packages/contracts/src/gen/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     languageOptions: { globals: { ...globals.node } },
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       'no-restricted-syntax': [
         'error',
         { selector: 'ExportAllDeclaration', message: 'List exports by name; no `export *`.' },
@@ -20,8 +25,14 @@ export default tseslint.config(
     },
   },
   {
-    files: ['packages/*/src/**/*.ts', 'packages/connectors/*/src/**/*.ts', 'services/*/src/**/*.ts'],
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    files: [
+      'packages/*/src/**/*.ts',
+      'packages/connectors/*/src/**/*.ts',
+      'services/*/src/**/*.ts',
+    ],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
