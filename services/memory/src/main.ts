@@ -1,11 +1,53 @@
-import { bootService, ensureEventStream, serviceEndpoints } from '@tollgate/kit';
+import { existsSync } from 'node:fs';
+import {
+  EventPublisher,
+  bootService,
+  ensureDevIssuer,
+  ensureEventStream,
+  loadTokenVerifier,
+  serviceEndpoints,
+} from '@tollgate/kit';
+import { BusAnnouncer } from './announce.js';
+import { addMemoryService } from './api.js';
+import { startCallLearning } from './call-events.js';
+import { DEV_ISSUERS_FILE, memoryConfig } from './config.js';
+import { Memory } from './memory.js';
+import { openStore } from './store.js';
+import { startSweeper } from './sweeper.js';
 
 await bootService({
   name: 'memory',
-  config: {},
+  config: memoryConfig,
   grpcAddress: serviceEndpoints.memory,
   mongo: true,
-  async start({ nc }) {
+  async start({ nc, mongo, config, logger, grpcServer, lifecycle }) {
+    if (mongo === undefined) throw new Error('memory needs MongoDB');
     await ensureEventStream(nc);
+    if (config.trustedIssuersFile === DEV_ISSUERS_FILE && !existsSync(DEV_ISSUERS_FILE)) {
+      await ensureDevIssuer(DEV_ISSUERS_FILE);
+      logger.warn(
+        { file: DEV_ISSUERS_FILE },
+        'no trusted issuers configured; created a dev issuer',
+      );
+    }
+    const verifier = await loadTokenVerifier(config.trustedIssuersFile);
+    const store = await openStore(mongo.db);
+    const announcer = new BusAnnouncer({ publisher: new EventPublisher(nc), store, logger });
+    const memory = new Memory({ store, announcer, settings: config });
+    addMemoryService(grpcServer, memory, verifier, logger);
+    const learning = await startCallLearning({
+      nc,
+      durable: config.durable,
+      learner: memory.learner,
+      logger,
+    });
+    lifecycle.add('call learning', () => learning.stop());
+    const sweeper = startSweeper({
+      sessions: memory.sessions,
+      announcer,
+      logger,
+      intervalMs: config.sweepIntervalMs,
+    });
+    lifecycle.add('sweeper', () => sweeper.stop());
   },
 });

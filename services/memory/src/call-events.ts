@@ -1,0 +1,118 @@
+/**
+ * The durable JetStream consumer that feeds the learner: `call.completed` events, decoded and
+ * checked. An event that is not a valid envelope of a known schema version, or whose payload
+ * lacks what learning needs, is dead-lettered (terminated and logged); a failure to learn
+ * (e.g. the store is down) is retried by redelivery.
+ */
+import { timestampMs } from '@bufbuild/protobuf/wkt';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { CallStatus } from '@tollgate/contracts/call/v1';
+import type { EventEnvelope } from '@tollgate/contracts/events/v1';
+import { EVENT_SCHEMA_VERSION, EventTypes, consumeEvents, decodeEnvelope } from '@tollgate/kit';
+import type { JsMsg, Logger } from '@tollgate/kit';
+import type { CompletedCall, Learner } from './learning.js';
+
+const NAME = /^[a-z][a-z0-9_]{0,63}$/;
+const PRINCIPAL_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const ID = /^[\x21-\x7e]{1,128}$/;
+
+/** A completed call ready to learn from, or why the event cannot be used. */
+export type CallReading = { ok: true; call: CompletedCall } | { ok: false; reason: string };
+
+/** Decodes and checks one `call.completed` message. */
+export function readCallCompleted(data: Uint8Array): CallReading {
+  let event: EventEnvelope;
+  try {
+    event = decodeEnvelope(data);
+  } catch (err) {
+    return { ok: false, reason: `not an event envelope: ${(err as Error).message}` };
+  }
+  if (event.schemaVersion !== EVENT_SCHEMA_VERSION) {
+    return { ok: false, reason: `schema_version ${event.schemaVersion} is unknown` };
+  }
+  if (event.payload.case !== 'callCompleted') {
+    return {
+      ok: false,
+      reason: `payload is ${event.payload.case ?? 'missing'}, not callCompleted`,
+    };
+  }
+  const c = event.payload.value;
+  const p = c.principal;
+  const problems: string[] = [];
+  if (!ID.test(event.eventId)) problems.push('event_id is not an id');
+  if (p === undefined) problems.push('principal is missing');
+  else {
+    if (!PRINCIPAL_NAME.test(p.tenant) || p.tenant !== event.tenant)
+      problems.push('principal.tenant does not match the envelope');
+    if (!PRINCIPAL_NAME.test(p.agent)) problems.push('principal.agent is not an agent name');
+    if (p.user.length > 256) problems.push('principal.user is too long');
+  }
+  if (!NAME.test(c.tool)) problems.push('tool is not a tool name');
+  if (!NAME.test(c.resource)) problems.push('resource is not a resource name');
+  if (!ID.test(c.callId)) problems.push('call_id is not an id');
+  if (problems.length > 0 || p === undefined) return { ok: false, reason: problems.join('; ') };
+  const at = event.occurredAt ? timestampMs(event.occurredAt) : Date.now();
+  return {
+    ok: true,
+    call: {
+      eventId: event.eventId,
+      callId: c.callId,
+      sessionId: c.sessionId,
+      owner: { tenant: p.tenant, agent: p.agent, user: p.user },
+      tool: c.tool,
+      resource: c.resource,
+      arguments: c.arguments ?? {},
+      ok: c.status === CallStatus.OK,
+      at,
+    },
+  };
+}
+
+/** A running consumer; `stop` finishes the message in hand and returns. */
+export interface CallLearning {
+  stop(): Promise<void>;
+}
+
+/** Starts consuming `call.completed` with the durable `durable` and learning from each. */
+export async function startCallLearning(deps: {
+  nc: NatsConnection;
+  durable: string;
+  learner: Learner;
+  logger: Logger;
+}): Promise<CallLearning> {
+  const messages = await consumeEvents(deps.nc, {
+    durable: deps.durable,
+    types: [EventTypes.callCompleted],
+  });
+  const loop = (async () => {
+    for await (const msg of messages) await handle(msg, deps);
+  })();
+  return {
+    async stop() {
+      await messages.close();
+      await loop;
+    },
+  };
+}
+
+async function handle(msg: JsMsg, deps: { learner: Learner; logger: Logger }): Promise<void> {
+  const reading = readCallCompleted(msg.data);
+  if (!reading.ok) {
+    deps.logger.warn({ seq: msg.seq, reason: reading.reason }, 'call.completed dead-lettered');
+    msg.term(reading.reason);
+    return;
+  }
+  try {
+    const lesson = await deps.learner.learn(reading.call);
+    if (lesson.preferences.length + lesson.candidates.length > 0) {
+      deps.logger.info({ callId: reading.call.callId, ...lesson }, 'learned from a call');
+    }
+    msg.ack();
+  } catch (err) {
+    deps.logger.warn(
+      { callId: reading.call.callId, err: { message: (err as Error).message } },
+      'learning failed; the event will be redelivered',
+    );
+    msg.nak(1_000);
+  }
+}

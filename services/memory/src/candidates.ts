@@ -1,0 +1,259 @@
+/**
+ * Memory candidates: what the learner inferred from completed calls and proposes to remember —
+ * a preference of a kind the gate stages, or a saved query. Nothing inferred is used until a
+ * person confirms it (see review.ts for who may); a signal makes at most one candidate, ever,
+ * so a rejected one is not proposed again.
+ */
+import { randomUUID } from 'node:crypto';
+import { TollgateError } from '@tollgate/core';
+import type { Principal } from '@tollgate/core';
+import type { Announcer } from './announce.js';
+import type { CapabilityBook } from './capabilities.js';
+import type { PreferenceBook } from './preferences.js';
+import { actorOf, assertMayReview, canSee, isProposer } from './review.js';
+import { savedQuerySpec } from './saved-query.js';
+import { skillSpec } from './skill.js';
+import { listScope } from './scope.js';
+import { findPage, isDuplicateKey } from './store.js';
+import type { MemoryStore, StoredDocument } from './store.js';
+import { StoredDoc } from './stored.js';
+import type {
+  Actor,
+  CandidateKind,
+  CandidateRecord,
+  CandidateStatus,
+  SavedQueryContent,
+  SkillContent,
+} from './types.js';
+import { ITEM_ID, NAME, Problems } from './validate.js';
+
+export interface CandidateDeps {
+  store: MemoryStore;
+  announcer: Announcer;
+  clock: () => Date;
+  preferences: PreferenceBook;
+  savedQueries: CapabilityBook<SavedQueryContent>;
+  skills: CapabilityBook<SkillContent>;
+}
+
+export type NewCandidate = Omit<
+  CandidateRecord,
+  'id' | 'status' | 'createdAt' | 'decidedBy' | 'decidedAt' | 'reason' | 'createdId'
+>;
+
+export class CandidateBook {
+  readonly #deps: CandidateDeps;
+
+  constructor(deps: CandidateDeps) {
+    this.#deps = deps;
+  }
+
+  /** Records a candidate unless its signal already made one; returns it when new. */
+  async propose(candidate: NewCandidate): Promise<CandidateRecord | undefined> {
+    const record: CandidateRecord = {
+      ...candidate,
+      id: randomUUID(),
+      status: 'pending',
+      createdAt: this.#deps.clock(),
+      decidedBy: undefined,
+      decidedAt: undefined,
+      reason: '',
+      createdId: '',
+    };
+    try {
+      await this.#deps.store.candidates.insertOne(toDoc(record));
+    } catch (err) {
+      if (isDuplicateKey(err)) return undefined;
+      throw err;
+    }
+    await this.#announce(record, 'proposed', candidate.proposedBy);
+    return record;
+  }
+
+  async list(
+    principal: Principal,
+    request: {
+      kind: CandidateKind | undefined;
+      status: CandidateStatus | undefined;
+      agent: string;
+      pageSize: number;
+      pageToken: string;
+    },
+  ): Promise<{ candidates: CandidateRecord[]; nextPageToken: string }> {
+    const filter = {
+      ...listScope(principal, request),
+      status: request.status ?? 'pending',
+      ...(request.kind !== undefined ? { kind: request.kind } : {}),
+    };
+    const page = await findPage(this.#deps.store.candidates, filter, {
+      size: request.pageSize,
+      token: request.pageToken,
+    });
+    return { candidates: page.docs.map(readCandidate), nextPageToken: page.nextPageToken };
+  }
+
+  /** A person confirms: what the candidate proposed is created, then the candidate is closed. */
+  async confirm(
+    principal: Principal,
+    id: string,
+    overrides: { name: string; description: string },
+  ): Promise<CandidateRecord> {
+    const candidate = await this.#pending(principal, id);
+    const reviewer = actorOf(principal);
+    assertMayReview(reviewer, candidate.proposedBy, candidate.owner);
+    const problems = new Problems();
+    if (overrides.name !== '') problems.match('name', overrides.name, NAME, '[a-z][a-z0-9_]{2,62}');
+    problems
+      .text('description', overrides.description, { max: 1000 })
+      .screen('description', overrides.description);
+    problems.throwIfAny('Confirmation refused');
+    const createdId = await this.#create(candidate, overrides, reviewer);
+    return this.#decide(candidate, reviewer, { status: 'confirmed', createdId, reason: '' });
+  }
+
+  /** A person rejects (or the proposer withdraws); the signal will not propose it again. */
+  async reject(principal: Principal, id: string, reason: string): Promise<CandidateRecord> {
+    const candidate = await this.#pending(principal, id);
+    const reviewer = actorOf(principal);
+    if (!isProposer(reviewer, candidate.proposedBy)) {
+      assertMayReview(reviewer, candidate.proposedBy, candidate.owner);
+    }
+    new Problems()
+      .text('reason', reason, { max: 500 })
+      .screen('reason', reason)
+      .throwIfAny('Rejection refused');
+    return this.#decide(candidate, reviewer, { status: 'rejected', createdId: '', reason });
+  }
+
+  async #create(
+    candidate: CandidateRecord,
+    overrides: { name: string; description: string },
+    reviewer: Actor,
+  ): Promise<string> {
+    const proposal = candidate.proposal;
+    switch (candidate.kind) {
+      case 'preference': {
+        const pref = await this.#deps.preferences.fromCandidate(
+          candidate.owner,
+          {
+            key: String(proposal['key']),
+            kind: String(proposal['kind']),
+            value: proposal['value'] ?? null,
+            text: String(proposal['text']),
+          },
+          reviewer,
+        );
+        return pref.id;
+      }
+      case 'saved_query':
+      case 'skill': {
+        const book = candidate.kind === 'saved_query' ? this.#deps.savedQueries : this.#deps.skills;
+        const spec = candidate.kind === 'saved_query' ? savedQuerySpec : skillSpec;
+        const content = spec.fromJson(proposal) as SavedQueryContent & SkillContent;
+        if (overrides.description !== '') content.description = overrides.description;
+        const view = await (book as CapabilityBook<typeof content>).createApproved({
+          id: `c-${candidate.id}`,
+          owner: candidate.owner,
+          name: overrides.name !== '' ? overrides.name : String(proposal['name']),
+          content,
+          proposedBy: candidate.proposedBy,
+          approver: reviewer,
+        });
+        return view.capability.id;
+      }
+    }
+  }
+
+  async #decide(
+    candidate: CandidateRecord,
+    reviewer: Actor,
+    decision: { status: 'confirmed' | 'rejected'; createdId: string; reason: string },
+  ): Promise<CandidateRecord> {
+    const now = this.#deps.clock();
+    const doc = await this.#deps.store.candidates.findOneAndUpdate(
+      { _id: candidate.id, status: 'pending' },
+      { $set: { ...decision, decidedBy: reviewer, decidedAt: now } },
+      { returnDocument: 'after' },
+    );
+    if (doc === null)
+      throw new TollgateError(
+        'VERSION_CONFLICT',
+        `Candidate ${candidate.id} was decided meanwhile.`,
+      );
+    const decided = readCandidate(doc);
+    await this.#announce(decided, decision.status, reviewer);
+    return decided;
+  }
+
+  async #pending(principal: Principal, id: string): Promise<CandidateRecord> {
+    new Problems().match('id', id, ITEM_ID, 'a candidate id').throwIfAny('Invalid request');
+    const doc = await this.#deps.store.candidates.findOne({ _id: id });
+    const candidate = doc === null ? undefined : readCandidate(doc);
+    if (candidate === undefined || !canSee(principal, candidate.owner)) {
+      throw new TollgateError('NOT_FOUND', `Candidate ${id} not found.`);
+    }
+    if (candidate.status !== 'pending') {
+      throw new TollgateError(
+        'VERSION_CONFLICT',
+        `Candidate ${id} was already ${candidate.status}.`,
+      );
+    }
+    return candidate;
+  }
+
+  async #announce(
+    candidate: CandidateRecord,
+    write: 'proposed' | 'confirmed' | 'rejected',
+    by: Actor,
+  ): Promise<void> {
+    await this.#deps.announcer.announce({
+      owner: candidate.owner,
+      kind: 'candidate',
+      id: candidate.id,
+      version: 0,
+      write,
+      writtenBy: by,
+    });
+  }
+}
+
+function toDoc(c: CandidateRecord): StoredDocument {
+  return {
+    _id: c.id,
+    ...c.owner,
+    kind: c.kind,
+    signal: c.signal,
+    proposalJson: JSON.stringify(c.proposal),
+    summary: c.summary,
+    confidence: c.confidence,
+    evidenceCallIds: c.evidenceCallIds,
+    status: c.status,
+    proposedBy: c.proposedBy,
+    createdAt: c.createdAt,
+    decidedBy: c.decidedBy ?? null,
+    decidedAt: c.decidedAt ?? null,
+    reason: c.reason,
+    createdId: c.createdId,
+  };
+}
+
+export function readCandidate(doc: StoredDocument): CandidateRecord {
+  const d = new StoredDoc('memory_candidates', doc);
+  return {
+    id: d.string('_id'),
+    owner: d.owner(),
+    kind: d.oneOf('kind', ['preference', 'saved_query', 'skill'] as const),
+    signal: d.string('signal'),
+    proposal: d.jsonObject('proposalJson'),
+    summary: d.string('summary'),
+    confidence: d.number('confidence'),
+    evidenceCallIds: d.strings('evidenceCallIds'),
+    status: d.oneOf('status', ['pending', 'confirmed', 'rejected'] as const),
+    proposedBy: d.actor('proposedBy'),
+    createdAt: d.date('createdAt'),
+    decidedBy: d.optionalActor('decidedBy'),
+    decidedAt: d.optionalDate('decidedAt'),
+    reason: d.string('reason'),
+    createdId: d.string('createdId'),
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * The memory service's settings (on top of the common ones), from the environment.
+ */
+import { cfg } from '@tollgate/kit';
+import type { ConfigField, ConfigOf } from '@tollgate/kit';
+
+const DAY_MS = 24 * 3600_000;
+
+/** The dev issuer key file, created on first start when no trusted issuers are configured. */
+export const DEV_ISSUERS_FILE = '.tollgate/dev-issuer.json';
+
+function list(env: string, description: string, dflt: string[]): ConfigField<string[]> {
+  return {
+    env,
+    description,
+    default: dflt,
+    parse(raw) {
+      const items = raw
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+      const bad = items.find((item) => !/^[a-z][a-z0-9_]{1,63}$/.test(item));
+      if (bad !== undefined)
+        throw new Error(`expected comma-separated kind names, ${bad} is not one`);
+      return items;
+    },
+  };
+}
+
+function positive(env: string, description: string, dflt: number): ConfigField<number> {
+  return {
+    env,
+    description,
+    default: dflt,
+    parse(raw) {
+      const n = Number(raw);
+      if (!Number.isFinite(n) || n <= 0) throw new Error('expected a positive number');
+      return n;
+    },
+  };
+}
+
+export const memoryConfig = {
+  trustedIssuersFile: cfg.string(
+    'TOLLGATE_TRUSTED_ISSUERS_FILE',
+    'JSON file of trusted token issuers (or a dev issuer key file)',
+    DEV_ISSUERS_FILE,
+  ),
+  durable: cfg.string(
+    'TOLLGATE_MEMORY_DURABLE',
+    'durable consumer name for call.completed',
+    'memory',
+  ),
+  autoKinds: list(
+    'TOLLGATE_MEMORY_AUTO_KINDS',
+    'preference kinds written at once; other kinds are staged for a person to confirm',
+    ['frequent_resource', 'preferred_fields'],
+  ),
+  sessionIdleMs: cfg.int(
+    'TOLLGATE_MEMORY_SESSION_IDLE_MS',
+    'a session snapshot expires after this long without a write',
+    DAY_MS,
+    1_000,
+  ),
+  sweepIntervalMs: cfg.int(
+    'TOLLGATE_MEMORY_SWEEP_INTERVAL_MS',
+    'how often expired sessions are deleted and unsent events retried',
+    60_000,
+    100,
+  ),
+  halfLifeMs: cfg.int(
+    'TOLLGATE_MEMORY_HALF_LIFE_MS',
+    'half-life of usage scores behind derived preferences',
+    7 * DAY_MS,
+    1_000,
+  ),
+  preferenceThreshold: positive(
+    'TOLLGATE_MEMORY_PREFERENCE_THRESHOLD',
+    'decayed usage score at which a derived preference is written (2.5 ≈ three recent uses)',
+    2.5,
+  ),
+  candidateMinUses: cfg.int(
+    'TOLLGATE_MEMORY_CANDIDATE_MIN_USES',
+    'same-shape uses of a tool within the window that make a saved-query candidate',
+    3,
+    2,
+    1_000,
+  ),
+  candidateWindowMs: cfg.int(
+    'TOLLGATE_MEMORY_CANDIDATE_WINDOW_MS',
+    'window in which same-shape uses are counted',
+    7 * DAY_MS,
+    1_000,
+  ),
+  maxSessionBytes: cfg.int(
+    'TOLLGATE_MEMORY_MAX_SESSION_BYTES',
+    'largest session snapshot accepted (JSON bytes)',
+    256 * 1024,
+    1_024,
+    8 * 1024 * 1024,
+  ),
+};
+
+export type MemoryConfig = ConfigOf<typeof memoryConfig>;
+
+/** What the service logic needs of the configuration. */
+export type MemorySettings = Omit<
+  MemoryConfig,
+  'trustedIssuersFile' | 'durable' | 'sweepIntervalMs'
+>;
+
+export const DEFAULT_SETTINGS: MemorySettings = {
+  autoKinds: ['frequent_resource', 'preferred_fields'],
+  sessionIdleMs: DAY_MS,
+  halfLifeMs: 7 * DAY_MS,
+  preferenceThreshold: 2.5,
+  candidateMinUses: 3,
+  candidateWindowMs: 7 * DAY_MS,
+  maxSessionBytes: 256 * 1024,
+};

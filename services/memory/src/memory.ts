@@ -1,0 +1,161 @@
+/**
+ * The memory service, transport-free: session snapshots, preference memory, candidates, saved
+ * queries and skills, recall, and learning from completed calls, built from a store, an
+ * announcer for `memory.written`, a clock and settings (so tests build it with real clients).
+ */
+import type { Principal } from '@tollgate/core';
+import type { Announcer } from './announce.js';
+import { CandidateBook } from './candidates.js';
+import { CapabilityBook } from './capabilities.js';
+import type { CapabilityView } from './capabilities.js';
+import type { MemorySettings } from './config.js';
+import { decayedScore } from './decay.js';
+import { Learner } from './learning.js';
+import { PreferenceBook } from './preferences.js';
+import { rankMemory } from './recall.js';
+import type { RecallItem, RecallItemKind } from './recall.js';
+import { savedQuerySpec } from './saved-query.js';
+import { SessionBook } from './sessions.js';
+import { skillSpec } from './skill.js';
+import type { MemoryStore } from './store.js';
+import type { PreferenceRecord, SavedQueryContent, SkillContent } from './types.js';
+import { Problems, SESSION_ID } from './validate.js';
+
+export interface MemoryDeps {
+  store: MemoryStore;
+  announcer: Announcer;
+  settings: MemorySettings;
+  clock?: () => Date;
+}
+
+/** One recalled item with its score. */
+export type RecallResult =
+  | { score: number; kind: 'preference'; preference: PreferenceRecord }
+  | { score: number; kind: 'saved_query'; view: CapabilityView<SavedQueryContent> }
+  | { score: number; kind: 'skill'; view: CapabilityView<SkillContent> };
+
+const DEFAULT_TOP_K = 10;
+const MAX_TOP_K = 100;
+
+export class Memory {
+  readonly sessions: SessionBook;
+  readonly preferences: PreferenceBook;
+  readonly candidates: CandidateBook;
+  readonly savedQueries: CapabilityBook<SavedQueryContent>;
+  readonly skills: CapabilityBook<SkillContent>;
+  readonly learner: Learner;
+  readonly #settings: MemorySettings;
+  readonly #clock: () => Date;
+
+  constructor(deps: MemoryDeps) {
+    const clock = deps.clock ?? (() => new Date());
+    const { store, announcer, settings } = deps;
+    this.#settings = settings;
+    this.#clock = clock;
+    this.sessions = new SessionBook({ store, announcer, clock, settings });
+    this.preferences = new PreferenceBook({ store, announcer, clock, settings });
+    this.savedQueries = new CapabilityBook(savedQuerySpec, {
+      collection: store.savedQueries,
+      announcer,
+      clock,
+    });
+    this.skills = new CapabilityBook(skillSpec, { collection: store.skills, announcer, clock });
+    this.candidates = new CandidateBook({
+      store,
+      announcer,
+      clock,
+      preferences: this.preferences,
+      savedQueries: this.savedQueries,
+      skills: this.skills,
+    });
+    this.learner = new Learner({
+      store,
+      preferences: this.preferences,
+      candidates: this.candidates,
+      settings,
+    });
+  }
+
+  /** Active preferences, approved saved queries and skills of the principal's own memory, ranked for `task`. */
+  async recall(
+    principal: Principal,
+    request: { task: string; sessionId: string; topK: number; kinds: RecallItemKind[] },
+  ): Promise<RecallResult[]> {
+    const problems = new Problems().text('task', request.task, { max: 4000 });
+    if (request.sessionId !== '')
+      problems.match('session_id', request.sessionId, SESSION_ID, 'a session id');
+    if (request.topK > MAX_TOP_K)
+      problems.add('top_k', 'top_k is too large', `at most ${MAX_TOP_K}`, `${request.topK}`);
+    problems.throwIfAny('Invalid recall');
+    const wanted = (kind: RecallItemKind) =>
+      request.kinds.length === 0 || request.kinds.includes(kind);
+    const now = this.#clock().getTime();
+    const preferences = wanted('preference')
+      ? (await this.preferences.activeFor(principal)).filter((p) => !this.#faded(p, now))
+      : [];
+    const savedQueries = wanted('saved_query')
+      ? await this.savedQueries.approvedFor(principal)
+      : [];
+    const skills = wanted('skill') ? await this.skills.approvedFor(principal) : [];
+    const items: RecallItem[] = [
+      ...preferences.map((p) => ({
+        id: p.id,
+        kind: 'preference' as const,
+        name: p.key,
+        text: p.text,
+        terms: valueTerms(p.value),
+        freshness: (p.lastConfirmedAt ?? p.updatedAt).getTime(),
+      })),
+      ...savedQueries.map(({ capability, revision }) => ({
+        id: capability.id,
+        kind: 'saved_query' as const,
+        name: capability.name,
+        text: revision.content.description,
+        terms: [revision.content.tool, ...revision.content.parameters.map((p) => p.name)],
+        freshness: capability.updatedAt.getTime(),
+      })),
+      ...skills.map(({ capability, revision }) => ({
+        id: capability.id,
+        kind: 'skill' as const,
+        name: capability.name,
+        text: `${revision.content.description} ${revision.content.instructions}`,
+        terms: [...revision.content.tools, ...revision.content.inputs.map((i) => i.name)],
+        freshness: capability.updatedAt.getTime(),
+      })),
+    ];
+    const ranked = rankMemory(
+      request.task,
+      items,
+      request.topK === 0 ? DEFAULT_TOP_K : request.topK,
+    );
+    const prefs = new Map(preferences.map((p) => [p.id, p]));
+    const queries = new Map(savedQueries.map((v) => [v.capability.id, v]));
+    const skillViews = new Map(skills.map((v) => [v.capability.id, v]));
+    return ranked.flatMap(({ item, score }): RecallResult[] => {
+      if (item.kind === 'preference') {
+        const preference = prefs.get(item.id);
+        return preference ? [{ score, kind: 'preference', preference }] : [];
+      }
+      if (item.kind === 'saved_query') {
+        const view = queries.get(item.id);
+        return view ? [{ score, kind: 'saved_query', view }] : [];
+      }
+      const view = skillViews.get(item.id);
+      return view ? [{ score, kind: 'skill', view }] : [];
+    });
+  }
+
+  /** A derived preference whose usage has decayed below half the threshold is left out. */
+  #faded(preference: PreferenceRecord, now: number): boolean {
+    if (preference.source !== 'derived' || preference.score === 0) return false;
+    const at = (preference.lastConfirmedAt ?? preference.updatedAt).getTime();
+    const score = decayedScore({ score: preference.score, at }, now, this.#settings.halfLifeMs);
+    return score < this.#settings.preferenceThreshold / 2;
+  }
+}
+
+function valueTerms(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  return [];
+}

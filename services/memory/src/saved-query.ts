@@ -1,0 +1,97 @@
+/**
+ * What a saved query is: a tool call with some values left open as named parameters. Checked
+ * and screened before it is stored; the synthesizer offers approved ones as narrower tools.
+ */
+import type { CapabilitySpec } from './capabilities.js';
+import { setAt } from './shape.js';
+import type { JsonObject, SavedQueryContent, SavedQueryParameter } from './types.js';
+import type { Problems } from './validate.js';
+import { PARAMETER, TOOL } from './validate.js';
+
+const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'array'];
+const MAX_PARAMETERS = 20;
+const MAX_ARGUMENT_BYTES = 16 * 1024;
+
+export const savedQuerySpec: CapabilitySpec<SavedQueryContent> = {
+  kind: 'saved_query',
+  label: 'saved query',
+  check(content, problems) {
+    problems
+      .text('description', content.description, { max: 1000 })
+      .screen('description', content.description)
+      .match('tool', content.tool, TOOL, 'a tool name such as es_orders_search');
+    if (Buffer.byteLength(JSON.stringify(content.arguments)) > MAX_ARGUMENT_BYTES) {
+      problems.add(
+        'arguments',
+        'arguments are too large',
+        `at most ${MAX_ARGUMENT_BYTES} bytes of JSON`,
+      );
+    }
+    problems.screen('arguments', content.arguments);
+    checkParameters(content, problems);
+  },
+  toJson(content) {
+    return {
+      description: content.description,
+      tool: content.tool,
+      arguments: content.arguments,
+      parameters: content.parameters.map((p) => ({ ...p })),
+    };
+  },
+  fromJson(json) {
+    return {
+      description: String(json['description'] ?? ''),
+      tool: String(json['tool'] ?? ''),
+      arguments: (json['arguments'] ?? {}) as JsonObject,
+      parameters: ((json['parameters'] ?? []) as JsonObject[]).map((p): SavedQueryParameter => ({
+        name: String(p['name'] ?? ''),
+        path: String(p['path'] ?? ''),
+        type: String(p['type'] ?? ''),
+        description: String(p['description'] ?? ''),
+      })),
+    };
+  },
+  indexKey: (content) => content.tool,
+};
+
+function checkParameters(content: SavedQueryContent, problems: Problems): void {
+  if (content.parameters.length > MAX_PARAMETERS) {
+    problems.add(
+      'parameters',
+      'too many parameters',
+      `at most ${MAX_PARAMETERS}`,
+      `${content.parameters.length}`,
+    );
+  }
+  const names = new Set<string>();
+  const paths = new Set<string>();
+  const probe = structuredClone(content.arguments);
+  content.parameters.forEach((parameter, i) => {
+    const at = `parameters[${i}]`;
+    problems.match(`${at}.name`, parameter.name, PARAMETER, '[a-z][a-z0-9_]{0,62}');
+    if (names.has(parameter.name))
+      problems.add(`${at}.name`, `parameter ${parameter.name} is declared twice`);
+    names.add(parameter.name);
+    if (!PARAMETER_TYPES.includes(parameter.type)) {
+      problems.add(
+        `${at}.type`,
+        `${at}.type is not a parameter type`,
+        PARAMETER_TYPES.join(', '),
+        parameter.type,
+      );
+    }
+    if (!/^(?:\/[^/]*)+$/.test(parameter.path) || !setAt(probe, parameter.path, null)) {
+      problems.add(
+        `${at}.path`,
+        `${at}.path does not point into the arguments`,
+        'a JSON Pointer whose parent exists in arguments',
+      );
+    } else if (paths.has(parameter.path)) {
+      problems.add(`${at}.path`, `two parameters fill ${parameter.path}`);
+    }
+    paths.add(parameter.path);
+    problems
+      .text(`${at}.description`, parameter.description, { max: 300 })
+      .screen(`${at}.description`, parameter.description);
+  });
+}

@@ -1,0 +1,216 @@
+/**
+ * Session snapshots (short-term memory): one per (owner, session id), rewritten after every
+ * step with an optimistic version so an agent that crashed resumes from its last step.
+ * Secret-looking values are replaced by `[redacted]` rather than refusing the step; a
+ * snapshot expires after an idle time (expired = not found; the sweeper deletes it).
+ */
+import { TollgateError } from '@tollgate/core';
+import type { Principal } from '@tollgate/core';
+import type { Announcer } from './announce.js';
+import { actorOf } from './review.js';
+import { redactSecrets } from './secret-screen.js';
+import { isDuplicateKey, ownedId } from './store.js';
+import type { MemoryStore, StoredDocument } from './store.js';
+import { StoredDoc } from './stored.js';
+import type { JsonObject, Owner } from './types.js';
+import { Problems, SESSION_ID, preview } from './validate.js';
+
+export interface SessionSnapshot {
+  owner: Owner;
+  sessionId: string;
+  version: number;
+  state: JsonObject;
+  createdAt: Date;
+  updatedAt: Date;
+  expiresAt: Date;
+}
+
+export interface SessionDeps {
+  store: MemoryStore;
+  announcer: Announcer;
+  clock: () => Date;
+  settings: { sessionIdleMs: number; maxSessionBytes: number };
+}
+
+const CAS_ATTEMPTS = 8;
+
+export class SessionBook {
+  readonly #deps: SessionDeps;
+
+  constructor(deps: SessionDeps) {
+    this.#deps = deps;
+  }
+
+  /** The latest snapshot; NOT_FOUND when there is none or it expired. */
+  async get(principal: Principal, sessionId: string): Promise<SessionSnapshot> {
+    checkSessionId(sessionId);
+    const owner = ownerOf(principal);
+    const doc = await this.#deps.store.sessions.findOne({ _id: sessionKey(owner, sessionId) });
+    const now = this.#deps.clock();
+    if (doc === null || (doc['expiresAt'] as Date) <= now) throw notFound(sessionId);
+    return readSession(doc);
+  }
+
+  /** The latest snapshot with its idle expiry restarted. */
+  async resume(principal: Principal, sessionId: string): Promise<SessionSnapshot> {
+    checkSessionId(sessionId);
+    const owner = ownerOf(principal);
+    const now = this.#deps.clock();
+    const doc = await this.#deps.store.sessions.findOneAndUpdate(
+      { _id: sessionKey(owner, sessionId), expiresAt: { $gt: now } },
+      { $set: { expiresAt: new Date(now.getTime() + this.#deps.settings.sessionIdleMs) } },
+      { returnDocument: 'after' },
+    );
+    if (doc === null) throw notFound(sessionId);
+    return readSession(doc);
+  }
+
+  /**
+   * Writes a snapshot. `expectedVersion` 0 = must not exist; N = the stored version must be N;
+   * undefined = whatever is stored. Returns the stored snapshot and the redacted pointers.
+   */
+  async put(
+    principal: Principal,
+    sessionId: string,
+    state: JsonObject,
+    expectedVersion: number | undefined,
+  ): Promise<{ session: SessionSnapshot; redactedPaths: string[] }> {
+    const problems = new Problems();
+    problems.match('session_id', sessionId, SESSION_ID, '1-128 of A-Z a-z 0-9 . _ : -');
+    const { value: redacted, paths } = redactSecrets(state);
+    const stateJson = JSON.stringify(redacted);
+    const bytes = Buffer.byteLength(stateJson, 'utf8');
+    if (bytes > this.#deps.settings.maxSessionBytes) {
+      problems.add(
+        'state',
+        'state is too large',
+        `at most ${this.#deps.settings.maxSessionBytes} bytes of JSON`,
+        `${bytes} bytes`,
+      );
+    }
+    problems.throwIfAny('Cannot store the session');
+    const owner = ownerOf(principal);
+    const id = sessionKey(owner, sessionId);
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const now = this.#deps.clock();
+      const current = await this.#current(id, now);
+      const stored = current?.['version'] as number | undefined;
+      if (expectedVersion !== undefined && expectedVersion !== (stored ?? 0)) {
+        throw conflict(sessionId, expectedVersion, stored ?? 0);
+      }
+      const expiresAt = new Date(now.getTime() + this.#deps.settings.sessionIdleMs);
+      const written =
+        stored === undefined
+          ? await this.#insert({
+              _id: id,
+              ...owner,
+              sessionId,
+              version: 1,
+              stateJson,
+              createdAt: now,
+              updatedAt: now,
+              expiresAt,
+            })
+          : await this.#deps.store.sessions.findOneAndUpdate(
+              { _id: id, version: stored },
+              { $set: { version: stored + 1, stateJson, updatedAt: now, expiresAt } },
+              { returnDocument: 'after' },
+            );
+      if (written === null) continue;
+      const session = readSession(written);
+      await this.#deps.announcer.announce({
+        owner,
+        kind: 'session',
+        id: sessionId,
+        version: session.version,
+        write: session.version === 1 ? 'created' : 'updated',
+        sessionId,
+        writtenBy: actorOf(principal),
+      });
+      return { session, redactedPaths: paths };
+    }
+    throw new TollgateError(
+      'VERSION_CONFLICT',
+      `Session ${preview(sessionId)} is being written concurrently; retry.`,
+    );
+  }
+
+  /** Deletes expired snapshots; returns how many. */
+  async sweep(): Promise<number> {
+    const result = await this.#deps.store.sessions.deleteMany({
+      expiresAt: { $lte: this.#deps.clock() },
+    });
+    return result.deletedCount;
+  }
+
+  /** The live document, deleting it first when it expired. */
+  async #current(id: string, now: Date): Promise<StoredDocument | null> {
+    const doc = await this.#deps.store.sessions.findOne({ _id: id });
+    if (doc === null) return null;
+    if ((doc['expiresAt'] as Date) > now) return doc;
+    await this.#deps.store.sessions.deleteOne({ _id: id, version: doc['version'] });
+    return null;
+  }
+
+  async #insert(doc: StoredDocument): Promise<StoredDocument | null> {
+    try {
+      await this.#deps.store.sessions.insertOne(doc);
+      return doc;
+    } catch (err) {
+      if (isDuplicateKey(err)) return null;
+      throw err;
+    }
+  }
+}
+
+function ownerOf(principal: Principal): Owner {
+  return { tenant: principal.tenant, agent: principal.agent, user: principal.user ?? '' };
+}
+
+function sessionKey(owner: Owner, sessionId: string): string {
+  return ownedId(owner, 'session', sessionId);
+}
+
+function checkSessionId(sessionId: string): void {
+  new Problems()
+    .match('session_id', sessionId, SESSION_ID, '1-128 of A-Z a-z 0-9 . _ : -')
+    .throwIfAny('Invalid session id');
+}
+
+function notFound(sessionId: string): TollgateError {
+  return new TollgateError('NOT_FOUND', `Session ${preview(sessionId)} not found (or expired).`);
+}
+
+function conflict(sessionId: string, expected: number, stored: number): TollgateError {
+  return new TollgateError(
+    'VERSION_CONFLICT',
+    stored === 0
+      ? `Session ${preview(sessionId)} does not exist (or expired); expected_version ${expected} cannot match.`
+      : `Session ${preview(sessionId)} is at version ${stored}, not ${expected}; resume from the stored snapshot.`,
+    {
+      details: [
+        {
+          path: 'expected_version',
+          message: 'stale version',
+          expected: String(stored),
+          found: String(expected),
+        },
+      ],
+    },
+  );
+}
+
+function readSession(doc: StoredDocument): SessionSnapshot {
+  const d = new StoredDoc('memory_sessions', doc);
+  const version = d.number('version');
+  if (!Number.isInteger(version) || version < 1) d.fail('version is not a positive integer');
+  return {
+    owner: d.owner(),
+    sessionId: d.string('sessionId'),
+    version,
+    state: d.jsonObject('stateJson'),
+    createdAt: d.date('createdAt'),
+    updatedAt: d.date('updatedAt'),
+    expiresAt: d.date('expiresAt'),
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * Input checks shared by every write: one INVALID_ARGUMENT listing every problem (field, what
+ * was expected, what was found — never a secret), and the memory screen (no credentials, no
+ * instructions to the model) over every stored text and value.
+ */
+import { TollgateError } from '@tollgate/core';
+import type { ErrorDetail } from '@tollgate/core';
+import { findInjection } from './screen.js';
+import { findSecretValues, pointerJoin, secretReason } from './secret-screen.js';
+
+export const NAME = /^[a-z][a-z0-9_]{2,62}$/;
+export const TOOL = /^[a-z][a-z0-9_]{0,63}$/;
+export const PARAMETER = /^[a-z][a-z0-9_]{0,62}$/;
+export const KIND = /^[a-z][a-z0-9_]{1,63}$/;
+export const PREFERENCE_KEY = /^[a-z0-9][a-z0-9_.:-]{0,127}$/;
+export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+export const ITEM_ID = /^[A-Za-z0-9_-]{1,64}$/;
+export const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
+
+/** Collects problems with a request and throws them together. */
+export class Problems {
+  readonly details: ErrorDetail[] = [];
+
+  add(path: string, message: string, expected?: string, found?: string): this {
+    this.details.push({
+      path,
+      message,
+      ...(expected !== undefined ? { expected } : {}),
+      ...(found !== undefined ? { found } : {}),
+    });
+    return this;
+  }
+
+  /** Checks `value` against `pattern`, reporting a short preview of what was found. */
+  match(path: string, value: string, pattern: RegExp, expected: string): this {
+    if (!pattern.test(value)) this.add(path, `${path} is not valid`, expected, preview(value));
+    return this;
+  }
+
+  text(path: string, value: string, options: { max: number; required?: boolean }): this {
+    if (options.required && value.trim() === '') this.add(path, `${path} is required`, 'text');
+    if (value.length > options.max) {
+      this.add(path, `${path} is too long`, `at most ${options.max} characters`, `${value.length}`);
+    }
+    return this;
+  }
+
+  /** Refuses credentials and instructions to the model anywhere in `value`. */
+  screen(path: string, value: unknown): this {
+    for (const hit of findSecretValues(value, path)) {
+      this.add(
+        hit.path,
+        `${hit.path} looks like a credential (${hit.reason}); memory never stores secrets`,
+        'no credentials, tokens or connection strings',
+      );
+    }
+    for (const [at, text] of strings(value, path)) {
+      const reason = findInjection(text);
+      if (reason !== undefined) {
+        this.add(
+          at,
+          `${at} reads as instructions to the model (${reason}); memory does not store instructions`,
+          'a plain statement of fact',
+        );
+      }
+    }
+    return this;
+  }
+
+  get empty(): boolean {
+    return this.details.length === 0;
+  }
+
+  throwIfAny(what: string): void {
+    if (this.empty) return;
+    const first = this.details[0]?.message ?? '';
+    const more = this.details.length > 1 ? ` (and ${this.details.length - 1} more)` : '';
+    throw new TollgateError('INVALID_ARGUMENT', `${what}: ${first}${more}.`, {
+      details: this.details,
+    });
+  }
+}
+
+/** Every string (values and keys) in a JSON value, with its pointer. */
+function* strings(value: unknown, path: string): Generator<[string, string]> {
+  if (typeof value === 'string') {
+    yield [path, value];
+  } else if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) yield* strings(item, pointerJoin(path, i));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      const at = pointerJoin(path, key);
+      yield [at, key];
+      yield* strings(child, at);
+    }
+  }
+}
+
+/** A short, printable rendering of a rejected value; never the value when it looks secret. */
+export function preview(value: string): string {
+  if (secretReason(value) !== undefined) return '<redacted>';
+  return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+}
+
+/** Throws INVALID_ARGUMENT for a single bad field. */
+export function invalid(path: string, message: string, expected?: string, found?: string): never {
+  const problems = new Problems().add(path, message, expected, found);
+  problems.throwIfAny('Invalid request');
+  throw new Error('unreachable');
+}
+
+/** Page size: 0 = default; capped. */
+export function pageSize(requested: number, dflt = 50, max = 200): number {
+  if (requested === 0) return dflt;
+  return Math.min(requested, max);
+}

@@ -1,0 +1,176 @@
+/**
+ * A memory service for integration tests: real MongoDB (a database of its own), real NATS
+ * and JetStream, a real gRPC server on a free port, and principal tokens from a throwaway
+ * issuer written to a temp file, as the service loads it.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Server } from '@grpc/grpc-js';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { createClient } from '@tollgate/contracts';
+import type { RpcClient } from '@tollgate/contracts';
+import type { EventEnvelope, MemoryWritten } from '@tollgate/contracts/events/v1';
+import { MemoryService } from '@tollgate/contracts/memory/v1';
+import { generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
+import type { IssuerKeys, Principal } from '@tollgate/core';
+import {
+  EVENTS_STREAM,
+  EventPublisher,
+  EventTypes,
+  connectMongo,
+  createLogger,
+  decodeEnvelope,
+  encodeEnvelope,
+  ensureEventStream,
+  listenGrpc,
+  loadTokenVerifier,
+  subjects,
+} from '@tollgate/kit';
+import type { GrpcServerHandle, MongoHandle } from '@tollgate/kit';
+import { BusAnnouncer } from '../src/announce.js';
+import { addMemoryService } from '../src/api.js';
+import { startCallLearning } from '../src/call-events.js';
+import type { CallLearning } from '../src/call-events.js';
+import { DEFAULT_SETTINGS } from '../src/config.js';
+import type { MemorySettings } from '../src/config.js';
+import { Memory } from '../src/memory.js';
+import { openStore } from '../src/store.js';
+import type { MemoryStore } from '../src/store.js';
+
+export const infra = {
+  natsUrl: process.env.TOLLGATE_NATS_URL ?? 'nats://127.0.0.1:4222',
+  mongoUrl: process.env.TOLLGATE_MONGO_URL ?? 'mongodb://127.0.0.1:27017',
+};
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** Polls `check` until it returns a value (not undefined) or the time is up. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `not met within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export interface MemoryHarness {
+  tenant: string;
+  memory: Memory;
+  store: MemoryStore;
+  nc: NatsConnection;
+  mongo: MongoHandle;
+  address: string;
+  issuer: IssuerKeys;
+  issuersFile: string;
+  /** memory.written events of this harness's tenants, in arrival order. */
+  written: MemoryWritten[];
+  /** A client authenticated as `principal` (tenant defaults to the harness's). */
+  client(
+    principal: Partial<Principal> & { agent: string },
+  ): Promise<RpcClient<typeof MemoryService>>;
+  token(principal: Partial<Principal> & { agent: string }): Promise<string>;
+  /** Starts learning from call.completed with a durable of its own. */
+  startLearning(): Promise<CallLearning>;
+  publishCall(event: EventEnvelope): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startMemory(settings: Partial<MemorySettings> = {}): Promise<MemoryHarness> {
+  const tenant = uniqueName('t').replace(/_/g, '-').toLowerCase();
+  const dbName = uniqueName('memory_test');
+  const mongo = await connectMongo(`${infra.mongoUrl}/${dbName}`);
+  const nc = await connect({ servers: infra.natsUrl });
+  await ensureEventStream(nc);
+  const logger = createLogger({ service: 'memory-test', level: 'silent' });
+  const store = await openStore(mongo.db);
+  const announcer = new BusAnnouncer({ publisher: new EventPublisher(nc), store, logger });
+  const memory = new Memory({ store, announcer, settings: { ...DEFAULT_SETTINGS, ...settings } });
+  const dir = await mkdtemp(join(tmpdir(), 'memory-issuer-'));
+  const issuer = await generateIssuerKeys('memory-test');
+  const issuersFile = join(dir, 'issuer.json');
+  await writeFile(issuersFile, JSON.stringify(issuer), { mode: 0o600 });
+  const verifier = await loadTokenVerifier(issuersFile);
+  const server = new Server();
+  addMemoryService(server, memory, verifier, logger);
+  const grpc: GrpcServerHandle = await listenGrpc(server, '127.0.0.1:0', 'test');
+  const address = `127.0.0.1:${grpc.port}`;
+  const written: MemoryWritten[] = [];
+  const sub: Subscription = nc.subscribe(subjects.event(EventTypes.memoryWritten));
+  void (async () => {
+    for await (const msg of sub) {
+      const event = decodeEnvelope(msg.data);
+      if (event.tenant.startsWith(tenant) && event.payload.case === 'memoryWritten')
+        written.push(event.payload.value);
+    }
+  })();
+  const clients: Array<RpcClient<typeof MemoryService>> = [];
+  const learnings: Array<{ learning: CallLearning; durable: string }> = [];
+  const token = (p: Partial<Principal> & { agent: string }) =>
+    issuePrincipalToken(issuer, { tenant, environment: 'prod', ...p });
+  return {
+    tenant,
+    memory,
+    store,
+    nc,
+    mongo,
+    address,
+    issuer,
+    issuersFile,
+    written,
+    token,
+    async client(principal) {
+      const client = createClient(MemoryService, address, {
+        metadata: { authorization: `Bearer ${await token(principal)}` },
+        defaultDeadlineMs: 20_000,
+      });
+      clients.push(client);
+      return client;
+    },
+    async startLearning() {
+      const durable = uniqueName('memory_test');
+      const learning = await startCallLearning({ nc, durable, learner: memory.learner, logger });
+      learnings.push({ learning, durable });
+      return learning;
+    },
+    async publishCall(event) {
+      await new EventPublisher(nc).publish(
+        EventTypes.callCompleted,
+        event.eventId,
+        encodeEnvelope(event),
+      );
+    },
+    async close() {
+      for (const client of clients) client.close();
+      const jsm = await jetstreamManager(nc);
+      for (const { learning, durable } of learnings) {
+        await learning.stop();
+        await jsm.consumers.delete(EVENTS_STREAM, durable).catch(() => false);
+      }
+      await grpc.stop();
+      sub.unsubscribe();
+      await nc.drain();
+      await mongo.db.dropDatabase();
+      await mongo.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
