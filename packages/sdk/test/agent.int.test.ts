@@ -1,0 +1,350 @@
+import { fromJson } from '@bufbuild/protobuf';
+import type { JsonObject } from '@bufbuild/protobuf';
+import { ValueSchema } from '@bufbuild/protobuf/wkt';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  ErrorCategory as ProtoCategory,
+  ErrorCode as ProtoCode,
+} from '@tollgate/contracts/common/v1';
+import type { CallRequest } from '@tollgate/contracts/call/v1';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  InMemorySessionStore,
+  TollgateClient,
+  createDemoScript,
+  readSnapshot,
+  runAgent,
+  startScriptedModelServer,
+} from '../src/index.js';
+import type { AgentStep, ModelScript, ScriptedModelServer } from '../src/index.js';
+import { NATS_URL, orders, principalToken, searchSchema, uniqueName } from './support/fixtures.js';
+import { CallStatus, StandInServices } from './support/standin-services.js';
+import type { CallBehaviour } from './support/standin-services.js';
+
+const tenant = uniqueName('t').replaceAll('_', '-');
+const principal = { tenant, agent: 'support_bot', environment: 'prod' };
+const token = principalToken(principal);
+const resource = uniqueName('orders');
+const searchTool = `${resource}_search`;
+const ID_OPS = ['eq', 'in', 'exists'];
+
+let nc: NatsConnection;
+let standIn: StandInServices;
+let client: TollgateClient;
+let model: ScriptedModelServer | undefined;
+let behaviour: CallBehaviour;
+
+/** The stand-in executor: validates the id operator like the real one, returns matching orders. */
+const lookUpOrders: CallBehaviour = (request: CallRequest) => {
+  const filters = (request.arguments?.filters ?? []) as JsonObject[];
+  const bad = filters.findIndex((f) => f.field === 'id' && !ID_OPS.includes(String(f.op)));
+  if (bad >= 0) {
+    return {
+      status: CallStatus.ERROR,
+      error: {
+        code: ProtoCode.ARGUMENTS_INVALID,
+        category: ProtoCategory.FIX_ARGUMENTS,
+        message: 'arguments do not match the tool schema',
+        details: [
+          {
+            path: `filters[${bad}].op`,
+            message: 'expected one of "eq", "in", "exists" for field "id"',
+            expected: 'one of "eq", "in", "exists" for field "id"',
+            found: JSON.stringify(filters[bad]!.op),
+          },
+        ],
+      },
+    };
+  }
+  const id = filters.find((f) => f.field === 'id')?.value;
+  const rows = orders(20).filter((row) => id === undefined || row.id === id);
+  return {
+    status: CallStatus.OK,
+    data: fromJson(ValueSchema, rows),
+    meta: { returned: rows.length },
+  };
+};
+
+beforeAll(async () => {
+  nc = await connect({ servers: NATS_URL, name: 'sdk-agent-test' });
+  standIn = new StandInServices({
+    nc,
+    token,
+    principal,
+    tools: [
+      {
+        name: searchTool,
+        resource,
+        operation: 'search',
+        inputSchema: searchSchema(),
+        description: 'Orders.',
+      },
+    ],
+    onCall: (request) => behaviour(request),
+  });
+  await nc.flush();
+  client = TollgateClient.over(nc, { token, timeoutMs: 10_000 });
+});
+
+afterEach(async () => {
+  behaviour = lookUpOrders;
+  await model?.close();
+  model = undefined;
+});
+
+afterAll(async () => {
+  await client?.close();
+  standIn?.close();
+  await nc?.drain();
+});
+
+async function startModel(script: ModelScript): Promise<ScriptedModelServer> {
+  model = await startScriptedModelServer(script);
+  return model;
+}
+
+function llmOf(server: ScriptedModelServer) {
+  return { baseURL: server.baseURL, model: server.model, apiKey: 'test-key', maxRetries: 0 };
+}
+
+describe('agent - answering with tools', () => {
+  it('agent - looks an order up through Tollgate and answers; the snapshot is saved after every step', async () => {
+    behaviour = lookUpOrders;
+    const server = await startModel(createDemoScript());
+    const memory = new InMemorySessionStore();
+    const sessionId = uniqueName('session');
+    const seen: AgentStep[] = [];
+    const run = await runAgent({
+      client,
+      llm: llmOf(server),
+      task: 'What is the status of order ORD-1003?',
+      sessionId,
+      memory,
+      onStep: (step) => {
+        seen.push(step);
+      },
+    });
+    expect(run.status).toBe('answered');
+    expect(run.answer).toContain('ORD-1003');
+    expect(run.answer).toContain('shipped');
+    expect(seen.map((s) => s.sessionVersion)).toEqual([1, 2]);
+    expect(seen[0]!.toolCalls).toMatchObject([{ tool: searchTool, status: 'ok' }]);
+
+    // The model was offered the synthesizer's OpenAI rendering, strict mode.
+    const first = server.requests[0]!;
+    expect(first.tools.map((t) => t.name)).toEqual([searchTool]);
+    expect(first.body.tool_choice).toBe('auto');
+    expect((first.body.tools as JsonObject[])[0]).toMatchObject({
+      type: 'function',
+      function: { strict: true },
+    });
+    // The call went through the executor with the session id.
+    const call = standIn.calls.at(-1)!;
+    expect(call.sessionId).toBe(sessionId);
+    expect(call.arguments).toEqual({
+      filters: [{ field: 'id', op: 'eq', value: 'ORD-1003' }],
+      limit: 5,
+      cursor: null,
+    });
+
+    const stored = await memory.load(sessionId);
+    expect(stored?.version).toBe(2);
+    const snapshot = readSnapshot(sessionId, stored!.snapshot);
+    expect(snapshot.status).toBe('answered');
+    expect(snapshot.messages.map((m) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
+  });
+
+  it('agent - a fix_arguments error goes back to the model, which corrects the call', async () => {
+    behaviour = lookUpOrders;
+    const demo = createDemoScript();
+    // First turn: the model picks an operator the id field does not allow.
+    const script: ModelScript = (request) =>
+      request.messages.at(-1)?.role === 'user'
+        ? {
+            toolCalls: [
+              {
+                name: searchTool,
+                arguments: {
+                  filters: [{ field: 'id', op: 'gt', value: 'ORD-1001' }],
+                  limit: 5,
+                  cursor: null,
+                },
+              },
+            ],
+          }
+        : demo(request);
+    const server = await startModel(script);
+    const before = standIn.calls.length;
+    const run = await runAgent({
+      client,
+      llm: llmOf(server),
+      task: 'Find order ORD-1001',
+      sessionId: uniqueName('s'),
+    });
+
+    expect(run.status).toBe('answered');
+    expect(run.answer).toContain('ORD-1001');
+    const calls = standIn.calls
+      .slice(before)
+      .map((c) => (c.arguments?.filters as JsonObject[])[0]!.op);
+    expect(calls).toEqual(['gt', 'eq']);
+    expect(run.steps.map((s) => s.toolCalls.map((c) => c.status))).toEqual([['error'], ['ok'], []]);
+    // What the model read back after the bad call: the category, the path and what is expected.
+    const feedback = JSON.parse(server.requests[1]!.messages.at(-1)!.content!) as JsonObject;
+    expect(feedback).toMatchObject({
+      status: 'error',
+      code: 'ARGUMENTS_INVALID',
+      category: 'fix_arguments',
+      details: [{ path: 'filters[0].op', expected: 'one of "eq", "in", "exists" for field "id"' }],
+    });
+  });
+
+  it('agent - stops after maxSteps when the model never answers', async () => {
+    behaviour = lookUpOrders;
+    const server = await startModel(() => ({
+      toolCalls: [{ name: searchTool, arguments: { filters: null, limit: 1, cursor: null } }],
+    }));
+    const before = standIn.calls.length;
+    const memory = new InMemorySessionStore();
+    const sessionId = uniqueName('s');
+    const run = await runAgent({
+      client,
+      llm: llmOf(server),
+      task: 'loop forever',
+      sessionId,
+      maxSteps: 3,
+      memory,
+    });
+    expect(run.status).toBe('step_limit');
+    expect(run.answer).toBeNull();
+    expect(run.steps).toHaveLength(3);
+    expect(server.requests).toHaveLength(3);
+    expect(standIn.calls.length - before).toBe(3);
+    const snapshot = readSnapshot(sessionId, (await memory.load(sessionId))!.snapshot);
+    expect(snapshot).toMatchObject({ status: 'step_limit', steps: 3 });
+  });
+
+  it('agent - large tool results are compacted before they re-enter the context', async () => {
+    behaviour = () => ({
+      status: CallStatus.OK,
+      data: fromJson(
+        ValueSchema,
+        orders(200).map((row) => ({ ...row, note: 'x'.repeat(2_000) })),
+      ),
+      meta: { returned: 200, total: 5_000, truncated: true, nextCursor: 'next-page' },
+    });
+    const server = await startModel(createDemoScript());
+    await runAgent({
+      client,
+      llm: llmOf(server),
+      task: 'order ORD-1000 please',
+      sessionId: uniqueName('s'),
+      compaction: { maxRows: 10, maxBytes: 4_000, maxStringChars: 100 },
+    });
+    const toolMessage = server.requests[1]!.messages.at(-1)!;
+    expect(Buffer.byteLength(toolMessage.content!)).toBeLessThan(6_000);
+    const body = JSON.parse(toolMessage.content!) as JsonObject;
+    expect((body.data as JsonObject[]).length).toBeLessThanOrEqual(10);
+    expect(body).toMatchObject({
+      status: 'ok',
+      returned: 200,
+      total: 5_000,
+      next_cursor: 'next-page',
+    });
+    expect((body.notes as string[]).join(' ')).toMatch(/showing \d+ of 200 rows/);
+  });
+
+  it('agent - unknown tools and unparseable arguments are answered locally as fix_arguments', async () => {
+    let turn = 0;
+    const server = await startModel(() => {
+      turn += 1;
+      if (turn === 1) return { toolCalls: [{ name: 'drop_everything', arguments: {} }] };
+      if (turn === 2) return { toolCalls: [{ name: searchTool, arguments: '{"filters": [' }] };
+      return { content: 'giving up' };
+    });
+    const before = standIn.calls.length;
+    const run = await runAgent({
+      client,
+      llm: llmOf(server),
+      task: 'do things',
+      sessionId: uniqueName('s'),
+    });
+    expect(run.status).toBe('answered');
+    expect(standIn.calls.length).toBe(before);
+    expect(run.steps.slice(0, 2).map((s) => s.toolCalls[0]!.error?.code)).toEqual([
+      'UNKNOWN_TOOL',
+      'ARGUMENTS_INVALID',
+    ]);
+    const feedback = JSON.parse(server.requests[1]!.messages.at(-1)!.content!) as JsonObject;
+    expect(feedback).toMatchObject({ category: 'fix_arguments', code: 'UNKNOWN_TOOL' });
+    expect(String(feedback.message)).toContain(searchTool);
+  });
+});
+
+describe('agent - sessions', () => {
+  it('agent - a second run resumes the stored conversation; a concurrent writer is a VERSION_CONFLICT', async () => {
+    behaviour = lookUpOrders;
+    const server = await startModel(createDemoScript());
+    const memory = new InMemorySessionStore();
+    const sessionId = uniqueName('s');
+    await runAgent({ client, llm: llmOf(server), task: 'order ORD-1002?', sessionId, memory });
+    const second = await runAgent({
+      client,
+      llm: llmOf(server),
+      task: 'and order ORD-1004?',
+      sessionId,
+      memory,
+    });
+    expect(second.answer).toContain('ORD-1004');
+    const lastRequest = server.requests.at(-1)!;
+    expect(lastRequest.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'order ORD-1002?',
+      'and order ORD-1004?',
+    ]);
+    expect(second.sessionVersion).toBe(4);
+    const snapshot = readSnapshot(sessionId, (await memory.load(sessionId))!.snapshot);
+    expect(snapshot.steps).toBe(4);
+
+    // Another writer bumps the session while a run is under way: the run's next save fails.
+    const racing = runAgent({
+      client,
+      llm: llmOf(server),
+      task: 'order ORD-1005?',
+      sessionId,
+      memory,
+      onStep: async () => {
+        const current = await memory.load(sessionId);
+        await memory.save(sessionId, current!.snapshot, current!.version);
+      },
+    });
+    await expect(racing).rejects.toMatchObject({
+      code: 'VERSION_CONFLICT',
+      category: 'fix_arguments',
+    });
+  });
+
+  it('agent - a stored snapshot that is not one is refused with the bad path', async () => {
+    const server = await startModel(createDemoScript());
+    const memory = new InMemorySessionStore();
+    const sessionId = uniqueName('s');
+    await memory.save(
+      sessionId,
+      { format: 'tollgate.agent.v1', messages: [{ role: 'wizard' }] },
+      0,
+    );
+    await expect(
+      runAgent({ client, llm: llmOf(server), task: 'hi', sessionId, memory }),
+    ).rejects.toMatchObject({
+      category: 'internal',
+      message: expect.stringContaining('messages[0].role'),
+    });
+    expect(server.requests).toHaveLength(0);
+  });
+});

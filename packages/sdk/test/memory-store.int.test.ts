@@ -1,0 +1,142 @@
+import { create } from '@bufbuild/protobuf';
+import type { JsonObject } from '@bufbuild/protobuf';
+import { RpcError, RpcStatus } from '@tollgate/contracts';
+import type { RpcContext } from '@tollgate/contracts';
+import { MemoryService, SessionSchema } from '@tollgate/contracts/memory/v1';
+import type { Session } from '@tollgate/contracts/memory/v1';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DeniedError,
+  MemoryServiceSessionStore,
+  TollgateClient,
+  createDemoScript,
+  readSnapshot,
+  runAgent,
+  startScriptedModelServer,
+} from '../src/index.js';
+import { NATS_URL, principalToken, searchSchema, uniqueName } from './support/fixtures.js';
+import { startStandIn } from './support/grpc-standin.js';
+import type { StandInServer } from './support/grpc-standin.js';
+import { CallStatus, StandInServices } from './support/standin-services.js';
+
+const tenant = uniqueName('t').replaceAll('_', '-');
+const principal = { tenant, agent: 'support_bot', environment: 'prod' };
+const token = principalToken(principal);
+const resource = uniqueName('orders');
+
+const sessions = new Map<string, Session>();
+let memory: StandInServer;
+let nc: NatsConnection;
+let standIn: StandInServices;
+
+function authorize(context: RpcContext): void {
+  if (context.bearerToken() !== token) {
+    throw new RpcError(RpcStatus.UNAUTHENTICATED, 'the token was not accepted', {
+      tollgateCode: 'UNAUTHENTICATED',
+    });
+  }
+}
+
+beforeAll(async () => {
+  // STAND-IN for services/memory: GetSession / PutSession with compare-and-set on the version.
+  memory = await startStandIn(MemoryService, {
+    getSession: (request, context) => {
+      authorize(context);
+      const session = sessions.get(request.sessionId);
+      if (session === undefined) {
+        throw new RpcError(RpcStatus.NOT_FOUND, `no session ${request.sessionId}`, {
+          tollgateCode: 'NOT_FOUND',
+        });
+      }
+      return { session };
+    },
+    putSession: (request, context) => {
+      authorize(context);
+      const current = sessions.get(request.sessionId)?.version ?? 0;
+      if (request.expectedVersion !== undefined && request.expectedVersion !== current) {
+        throw new RpcError(RpcStatus.ABORTED, `session is at version ${current}`, {
+          tollgateCode: 'VERSION_CONFLICT',
+        });
+      }
+      const session = create(SessionSchema, {
+        tenant,
+        sessionId: request.sessionId,
+        agent: principal.agent,
+        version: current + 1,
+        state: request.state ?? {},
+      });
+      sessions.set(request.sessionId, session);
+      return { session, redactedPaths: [] };
+    },
+  });
+  nc = await connect({ servers: NATS_URL, name: 'sdk-memory-test' });
+  standIn = new StandInServices({
+    nc,
+    token,
+    principal,
+    tools: [
+      { name: `${resource}_search`, resource, operation: 'search', inputSchema: searchSchema() },
+    ],
+    onCall: () => ({ status: CallStatus.OK }),
+  });
+  await nc.flush();
+});
+
+afterAll(async () => {
+  standIn?.close();
+  await nc?.drain();
+  await memory?.close();
+});
+
+describe('memory store - gRPC sessions', () => {
+  it('memory store - load of an unknown session is undefined; saves are compare-and-set', async () => {
+    const store = new MemoryServiceSessionStore({ address: memory.address, token });
+    try {
+      const id = uniqueName('s');
+      expect(await store.load(id)).toBeUndefined();
+      const state: JsonObject = { format: 'x', nested: { list: [1, 'two', null, true] } };
+      expect(await store.save(id, state, 0)).toBe(1);
+      expect(await store.load(id)).toEqual({ snapshot: state, version: 1 });
+      await expect(store.save(id, state, 0)).rejects.toMatchObject({
+        code: 'VERSION_CONFLICT',
+        category: 'fix_arguments',
+      });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('memory store - a refused token is a DeniedError', async () => {
+    const store = new MemoryServiceSessionStore({ address: memory.address, token: 'nope' });
+    try {
+      await expect(store.load('s')).rejects.toBeInstanceOf(DeniedError);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('memory store - the agent loop saves its snapshot through the memory service after each step', async () => {
+    const store = new MemoryServiceSessionStore({ address: memory.address, token });
+    const model = await startScriptedModelServer(createDemoScript());
+    const client = TollgateClient.over(nc, { token });
+    try {
+      const sessionId = uniqueName('s');
+      const run = await runAgent({
+        client,
+        llm: { baseURL: model.baseURL, model: model.model, maxRetries: 0 },
+        task: 'order ORD-1000?',
+        sessionId,
+        memory: store,
+      });
+      expect(run.steps.map((s) => s.sessionVersion)).toEqual([1, 2]);
+      const snapshot = readSnapshot(sessionId, sessions.get(sessionId)!.state!);
+      expect(snapshot).toMatchObject({ status: 'answered', steps: 2, task: 'order ORD-1000?' });
+    } finally {
+      await client.close();
+      await model.close();
+      store.close();
+    }
+  });
+});

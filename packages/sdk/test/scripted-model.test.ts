@@ -1,0 +1,198 @@
+import type { JsonObject } from '@bufbuild/protobuf';
+import { describe, expect, it } from 'vitest';
+import {
+  demoReply,
+  echoDraft,
+  extractResourceFromText,
+  parseChatRequest,
+  pathSegments,
+  readAgreement,
+  repairArguments,
+  resourceExtractionSchema,
+  toDescriptor,
+} from '../src/index.js';
+import type { ChatRequest } from '../src/index.js';
+import { searchSchema } from './support/fixtures.js';
+
+function request(body: JsonObject): ChatRequest {
+  const parsed = parseChatRequest(body);
+  if (typeof parsed === 'string') throw new Error(parsed);
+  return parsed;
+}
+
+describe('scripted model - requests', () => {
+  it('scripted model - malformed chat requests are refused with the reason', () => {
+    expect(parseChatRequest({ model: 'm', messages: [], stream: false })).toBe(
+      '`messages` must be a non-empty array',
+    );
+    expect(
+      parseChatRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true }),
+    ).toBe('streaming is not supported by the scripted model');
+    expect(parseChatRequest({ model: 'm', messages: [{ content: 'x' }] })).toBe(
+      'messages[0] needs a role',
+    );
+  });
+
+  it('scripted model - an order id in the task becomes a search with an id filter, other keys null', () => {
+    const reply = demoReply(
+      request({
+        model: 'm',
+        messages: [{ role: 'user', content: 'Where is order ORD-42A?' }],
+        tools: [
+          { type: 'function', function: { name: 'es_orders_search', parameters: searchSchema() } },
+        ],
+      }),
+    );
+    expect(reply).toEqual({
+      toolCalls: [
+        {
+          name: 'es_orders_search',
+          arguments: {
+            filters: [{ field: 'id', op: 'eq', value: 'ORD-42A' }],
+            limit: 5,
+            cursor: null,
+          },
+        },
+      ],
+    });
+  });
+
+  it('scripted model - without an order id or a search tool it says what it can do', () => {
+    const reply = demoReply(
+      request({ model: 'm', messages: [{ role: 'user', content: 'hello' }] }),
+    );
+    expect(reply).toEqual({
+      content: 'In this demo I can look orders up by id: ask me about "order <id>".',
+    });
+  });
+});
+
+describe('scripted model - argument repair', () => {
+  it('scripted model - paths read as JSON Pointers or readable paths', () => {
+    expect(pathSegments('/filters/0/op')).toEqual(['filters', '0', 'op']);
+    expect(pathSegments('filters[0].op')).toEqual(['filters', '0', 'op']);
+    expect(pathSegments('fields["a.b"]')).toEqual(['fields', 'a.b']);
+  });
+
+  it('scripted model - enumerations pick the first allowed value, bounds the bound, extras are dropped', () => {
+    const args = { filters: [{ field: 'id', op: 'gt', value: 'x' }], limit: 500, colour: 'red' };
+    expect(
+      repairArguments(args, [
+        { path: 'filters[0].op', expected: 'one of "eq", "in", "exists"' },
+        { path: '/limit', expected: 'a number <= 50' },
+        { path: 'colour', expected: 'only filters, limit, cursor' },
+      ]),
+    ).toEqual({ filters: [{ field: 'id', op: 'eq', value: 'x' }], limit: 50 });
+    expect(
+      repairArguments(args, [{ path: 'limit', expected: 'a value (required)' }]),
+    ).toBeUndefined();
+  });
+});
+
+describe('registration - extraction', () => {
+  it('registration - the extraction schema is the Resource schema, inlined, partial, without tenant', () => {
+    const schema = resourceExtractionSchema();
+    const text = JSON.stringify(schema);
+    expect(text).not.toContain('$ref');
+    expect(text).not.toContain('"required"');
+    const properties = schema.properties as JsonObject;
+    expect(Object.keys(properties).sort()).toEqual(['metadata', 'spec']);
+    const metadata = (properties.metadata as JsonObject).properties as JsonObject;
+    expect(Object.keys(metadata)).not.toContain('tenant');
+    expect(Object.keys(metadata)).not.toContain('environment');
+    const fieldType = JSON.stringify((properties.spec as JsonObject).properties);
+    expect(fieldType).toContain('"keyword"');
+    expect(schema.additionalProperties).toBe(false);
+  });
+
+  it('registration - the scripted model reads endpoint, index, field types and roles from prose', () => {
+    const extracted = extractResourceFromText(
+      'I have an ES at http://es.internal:9200, index orders, id is keyword, amount is a number, ' +
+        'created_at is a date, note is text; credential env://ES_ORDERS_KEY; roles support and order_ops.',
+    );
+    expect(extracted).toEqual({
+      metadata: { name: 'es_orders' },
+      spec: {
+        type: 'elasticsearch',
+        connection: { endpoint: 'http://es.internal:9200', credentialRef: 'env://ES_ORDERS_KEY' },
+        target: { index: 'orders' },
+        schema: {
+          fields: {
+            id: { type: 'keyword', filterable: true, returnable: true },
+            amount: { type: 'double', range: true, sortable: true, returnable: true },
+            created_at: { type: 'date', range: true, sortable: true, returnable: true },
+            note: { type: 'text', searchable: true, returnable: true },
+          },
+        },
+        access: { allowedRoles: ['support', 'order_ops'] },
+      },
+    });
+    expect(toDescriptor(extracted)).toMatchObject({
+      apiVersion: 'tollgate.dev/v1',
+      kind: 'Resource',
+    });
+  });
+
+  it('registration - the echo lists declared and discovered fields and asks for agreement', () => {
+    const echo = echoDraft({
+      draftId: 'd1',
+      status: 'pending',
+      tenant: 't',
+      environment: 'prod',
+      name: 'es_orders',
+      descriptor: {
+        spec: {
+          type: 'elasticsearch',
+          target: { index: 'orders' },
+          connection: { endpoint: 'http://es:9200' },
+        },
+      },
+      fields: [
+        {
+          name: 'id',
+          type: 'keyword',
+          nativeType: 'keyword',
+          declared: true,
+          proposedCapabilities: [],
+        },
+        {
+          name: 'amount',
+          type: 'double',
+          nativeType: 'double',
+          declared: true,
+          declaredType: 'long',
+          proposedCapabilities: [],
+        },
+        {
+          name: 'status',
+          type: 'keyword',
+          nativeType: 'keyword',
+          declared: false,
+          proposedCapabilities: ['filterable'],
+        },
+      ],
+      warnings: [],
+      confirmable: false,
+    });
+    expect(echo).toBe(
+      [
+        'I understood: elasticsearch index orders at http://es:9200; as resource es_orders; fields id (keyword), amount (double, you said long).',
+        'Discovery also found status (keyword) (not enabled).',
+        'Something required is still missing, so it cannot be saved as it is.',
+        'Is that correct?',
+      ].join('\n'),
+    );
+  });
+
+  it.each([
+    ['yes', 'yes'],
+    ['Yes, that is right', 'yes'],
+    ["that's correct", 'yes'],
+    ['确认', 'yes'],
+    ['no, amount is a long', 'no'],
+    ['not quite', 'no'],
+    ['hmm, what about status?', 'unclear'],
+  ])('registration - the reply %j reads as %s', (reply, expected) => {
+    expect(readAgreement(reply)).toBe(expected);
+  });
+});
