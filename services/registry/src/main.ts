@@ -1,11 +1,49 @@
-import { bootService, ensureEventStream, serviceEndpoints } from '@tollgate/kit';
+import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
+import { createConnectorRegistry } from '@tollgate/core';
+import {
+  bootService,
+  createCredentialResolver,
+  ensureDevIssuer,
+  loadTokenVerifier,
+  serviceEndpoints,
+} from '@tollgate/kit';
+import { registerRegistryApi } from './api.js';
+import { DEV_ISSUER_FILE, registryConfig } from './config.js';
+import { startRegistry } from './service.js';
 
 await bootService({
   name: 'registry',
-  config: {},
+  config: registryConfig,
   grpcAddress: serviceEndpoints.registry,
   mongo: true,
-  async start({ nc }) {
-    await ensureEventStream(nc);
+  async start({ config, logger, nc, mongo, grpcServer, lifecycle }) {
+    let issuers = config.trustedIssuersFile;
+    if (issuers === '') {
+      issuers = DEV_ISSUER_FILE;
+      await ensureDevIssuer(issuers);
+      logger.warn({ file: issuers }, 'no TOLLGATE_TRUSTED_ISSUERS_FILE: trusting the dev issuer');
+    }
+    const verifier = await loadTokenVerifier(issuers);
+    const connectors = createConnectorRegistry([elasticsearchConnector]);
+    const parts = await startRegistry({
+      db: (mongo as NonNullable<typeof mongo>).db,
+      nc,
+      logger,
+      connectors,
+      credentials: createCredentialResolver(),
+      draftTtlMs: config.draftTtlMs,
+      reconcileIntervalMs: config.reconcileIntervalMs,
+    });
+    lifecycle.add('registry', async () => {
+      await parts.stop();
+      await connectors.close();
+    });
+    registerRegistryApi(grpcServer, {
+      registry: parts.registry,
+      drafts: parts.drafts,
+      verifier,
+      kinds: connectors.kinds(),
+      logger,
+    });
   },
 });

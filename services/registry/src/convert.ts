@@ -1,0 +1,97 @@
+/** Domain values to their protobuf messages (init shapes). */
+import { fromJson } from '@bufbuild/protobuf';
+import type { JsonObject, MessageInitShape } from '@bufbuild/protobuf';
+import { ValueSchema, timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { DiffOperation } from '@tollgate/contracts/common/v1';
+import type { DiffEntrySchema, WarningSchema } from '@tollgate/contracts/common/v1';
+import { DraftStatus } from '@tollgate/contracts/registry/v1';
+import type {
+  DiscoveredFieldSchema,
+  DraftSchema,
+  ResourceVersionSchema,
+} from '@tollgate/contracts/registry/v1';
+import type { DiffEntry } from './diff.js';
+import type { DraftView } from './drafts.js';
+import type { FieldReport } from './proposal.js';
+import type { VersionRecord } from './records.js';
+import type { Warning } from './warnings.js';
+
+const OPERATIONS: Record<DiffEntry['op'], DiffOperation> = {
+  added: DiffOperation.ADDED,
+  removed: DiffOperation.REMOVED,
+  changed: DiffOperation.CHANGED,
+};
+
+const STATUSES: Record<DraftView['status'], DraftStatus> = {
+  pending: DraftStatus.PENDING,
+  confirmed: DraftStatus.CONFIRMED,
+  rejected: DraftStatus.REJECTED,
+  expired: DraftStatus.EXPIRED,
+};
+
+export function resourceVersionMessage(
+  record: VersionRecord,
+): MessageInitShape<typeof ResourceVersionSchema> {
+  return {
+    tenant: record.tenant,
+    environment: record.environment,
+    name: record.name,
+    version: record.version,
+    descriptor: record.descriptor as unknown as JsonObject,
+    createdAt: timestampFromDate(record.createdAt),
+    createdBy: record.createdBy,
+    deleted: record.deleted,
+    contentHash: record.hash,
+    rolledBackFrom: record.rolledBackFrom,
+  };
+}
+
+export function diffMessages(diff: DiffEntry[]): MessageInitShape<typeof DiffEntrySchema>[] {
+  return diff.map((entry) => ({
+    path: entry.path,
+    operation: OPERATIONS[entry.op],
+    ...(entry.before === undefined ? {} : { before: fromJson(ValueSchema, entry.before) }),
+    ...(entry.after === undefined ? {} : { after: fromJson(ValueSchema, entry.after) }),
+  }));
+}
+
+export function warningMessages(warnings: Warning[]): MessageInitShape<typeof WarningSchema>[] {
+  return warnings.map(({ code, path, message }) => ({ code, path, message }));
+}
+
+export function fieldMessages(
+  fields: FieldReport[],
+): MessageInitShape<typeof DiscoveredFieldSchema>[] {
+  return fields.map((field) => ({
+    name: field.name,
+    type: field.type,
+    nativeType: field.nativeType,
+    declared: field.declared,
+    declaredType: field.declaredType ?? '',
+    searchable: field.searchable,
+    aggregatable: field.aggregatable,
+    proposedCapabilities: field.proposedCapabilities,
+  }));
+}
+
+export function draftMessage(draft: DraftView): MessageInitShape<typeof DraftSchema> {
+  return {
+    id: draft.id,
+    tenant: draft.tenant,
+    environment: draft.environment,
+    name: draft.name,
+    descriptor: draft.descriptor,
+    fields: fieldMessages(draft.fields),
+    warnings: warningMessages(draft.warnings),
+    status: STATUSES[draft.status],
+    sessionId: draft.sessionId,
+    createdBy: draft.createdBy,
+    createdAt: timestampFromDate(draft.createdAt),
+    expiresAt: timestampFromDate(draft.expiresAt),
+    decidedBy: draft.decidedBy,
+    reason: draft.reason,
+    version: draft.version,
+    echo: draft.echo,
+    confirmable: draft.confirmable,
+  };
+}

@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
+import { TollgateError, isTollgateError } from '@tollgate/core';
+import type { ConnectorRegistry, CredentialResolver, Principal } from '@tollgate/core';
+import type { DraftRecord, DraftStatus, DraftStore } from './draft-store.js';
+import { echoProposal } from './echo.js';
+import { PreconditionFailed } from './errors.js';
+import { applyMergePatch } from './merge-patch.js';
+import {
+  DISCOVERY_PATHS,
+  checkPartial,
+  completeEnvelope,
+  composeProposal,
+  discoveryTarget,
+} from './proposal.js';
+import type { DiscoveryOutcome, Proposal } from './proposal.js';
+import type { ChangeOutcome, Registry } from './registry.js';
+import { scopeOf } from './scope.js';
+
+/** A draft as callers see it: its status accounts for expiry. */
+export type DraftView = Omit<DraftRecord, 'status'> & { status: DraftStatus };
+
+export interface DraftsDeps {
+  store: DraftStore;
+  registry: Registry;
+  connectors: ConnectorRegistry;
+  /** Resolves credential references just in time; credentials are never stored or returned. */
+  credentials: CredentialResolver;
+  /** How long a draft can be confirmed. */
+  ttlMs: number;
+  clock?: () => Date;
+}
+
+/**
+ * Discovery and the draft → confirm flow for resources proposed in conversation: a partial
+ * descriptor is completed, its schema discovered and merged, echoed back in plain language and
+ * stored as a pending draft with an expiry; Confirm applies it as a real version, Reject
+ * discards it. Drafts are visible only within the tenant and environment that proposed them.
+ */
+export class Drafts {
+  readonly #d: DraftsDeps;
+  readonly #clock: () => Date;
+
+  constructor(deps: DraftsDeps) {
+    this.#d = deps;
+    this.#clock = deps.clock ?? (() => new Date());
+  }
+
+  /** Connects and reads the real schema, merged with the declared one. Stores nothing. */
+  async discover(principal: Principal, input: JsonObject): Promise<Proposal> {
+    const candidate = this.#candidate(principal, input, DISCOVERY_PATHS);
+    const target = discoveryTarget(candidate);
+    if (target === undefined) throw new Error('a checked candidate has no discovery target');
+    const schema = await this.#d.connectors
+      .get(target.type as 'elasticsearch')
+      .discover(target.connection, target.target, this.#d.credentials);
+    return composeProposal(candidate, { schema });
+  }
+
+  /** Proposes a resource from a partial descriptor and stores it as a pending draft. */
+  async draft(principal: Principal, input: JsonObject, sessionId: string): Promise<DraftView> {
+    const candidate = this.#candidate(principal, input, ['metadata.name']);
+    const proposal = composeProposal(candidate, await this.#discoverForDraft(candidate));
+    const metadata = candidate.metadata as JsonObject;
+    const now = this.#clock();
+    const draft: DraftRecord = {
+      id: randomUUID(),
+      tenant: principal.tenant,
+      environment: principal.environment,
+      name: metadata.name as string,
+      descriptor: proposal.descriptor,
+      fields: proposal.fields,
+      warnings: proposal.warnings,
+      blocking: proposal.blocking,
+      confirmable: proposal.confirmable,
+      echo: echoProposal(proposal),
+      status: 'pending',
+      sessionId,
+      createdBy: principal.agent,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + this.#d.ttlMs),
+      decidedBy: '',
+      reason: '',
+      version: 0,
+    };
+    await this.#d.store.insert(draft);
+    return this.#view(draft);
+  }
+
+  /** Applies a pending draft (with optional merge-patch edits) as the resource's next version. */
+  async confirm(
+    principal: Principal,
+    id: string,
+    options: { expectedVersion?: number | undefined; edits?: JsonObject | undefined },
+  ): Promise<{ outcome: ChangeOutcome; draft: DraftView }> {
+    const draft = await this.#pending(principal, id);
+    if (draft.blocking.length > 0) {
+      throw new PreconditionFailed(
+        `Draft ${id} cannot be saved as proposed (${draft.blocking[0]?.message}); fix the descriptor and draft it again.`,
+        'draft_id',
+      );
+    }
+    const descriptor =
+      options.edits === undefined ? draft.descriptor : editDraft(draft, options.edits);
+    const outcome = await this.#d.registry.apply(principal, descriptor, {
+      expectedVersion: options.expectedVersion,
+    });
+    const decision = {
+      status: 'confirmed' as const,
+      decidedBy: principal.agent,
+      reason: '',
+      version: outcome.record.version,
+    };
+    if (!(await this.#d.store.decide(id, decision))) throw await this.#alreadyDecided(id);
+    return { outcome, draft: this.#view({ ...draft, ...decision }) };
+  }
+
+  /** Discards a pending draft. */
+  async reject(principal: Principal, id: string, reason: string): Promise<DraftView> {
+    const draft = await this.#pending(principal, id);
+    const decision = {
+      status: 'rejected' as const,
+      decidedBy: principal.agent,
+      reason,
+      version: 0,
+    };
+    if (!(await this.#d.store.decide(id, decision))) throw await this.#alreadyDecided(id);
+    return this.#view({ ...draft, ...decision });
+  }
+
+  #candidate(principal: Principal, input: JsonObject, required: readonly string[]): JsonObject {
+    const candidate = completeEnvelope(input, scopeOf(principal, {}));
+    checkPartial(candidate, required);
+    const metadata = candidate.metadata as JsonObject;
+    scopeOf(principal, {
+      tenant: metadata.tenant as string,
+      environment: metadata.environment as string,
+    });
+    return candidate;
+  }
+
+  async #discoverForDraft(candidate: JsonObject): Promise<DiscoveryOutcome> {
+    const target = discoveryTarget(candidate);
+    if (target === undefined) {
+      return {
+        skipped:
+          'Nothing was discovered: the descriptor names no connection endpoint and target index yet.',
+      };
+    }
+    try {
+      const connector = this.#d.connectors.get(target.type as 'elasticsearch');
+      return {
+        schema: await connector.discover(target.connection, target.target, this.#d.credentials),
+      };
+    } catch (err) {
+      if (!isTollgateError(err)) throw err;
+      return {
+        failed: `Discovery failed (${err.code}): ${err.message} The declared schema is kept as is.`,
+      };
+    }
+  }
+
+  /** The caller's pending, unexpired draft; another scope's draft does not exist for the caller. */
+  async #pending(principal: Principal, id: string): Promise<DraftRecord> {
+    const draft = await this.#d.store.get(id);
+    if (
+      draft === undefined ||
+      draft.tenant !== principal.tenant ||
+      draft.environment !== principal.environment
+    ) {
+      throw new TollgateError('NOT_FOUND', `Draft ${id} does not exist.`);
+    }
+    const view = this.#view(draft);
+    if (view.status === 'expired') {
+      throw new PreconditionFailed(
+        `Draft ${id} expired at ${draft.expiresAt.toISOString()}; propose the resource again with Draft.`,
+        'draft_id',
+      );
+    }
+    if (view.status !== 'pending')
+      throw new PreconditionFailed(`Draft ${id} was already ${view.status}.`, 'draft_id');
+    return draft;
+  }
+
+  async #alreadyDecided(id: string): Promise<PreconditionFailed> {
+    const now = await this.#d.store.get(id);
+    return new PreconditionFailed(
+      `Draft ${id} was already ${now?.status ?? 'decided'}.`,
+      'draft_id',
+    );
+  }
+
+  #view(draft: DraftRecord): DraftView {
+    const expired =
+      draft.status === 'pending' && this.#clock().getTime() >= draft.expiresAt.getTime();
+    return { ...draft, status: expired ? 'expired' : draft.status };
+  }
+}
+
+/** The draft's descriptor with `edits` merged in; name, tenant and environment stay fixed. */
+function editDraft(draft: DraftRecord, edits: JsonObject): JsonObject {
+  const edited = applyMergePatch(draft.descriptor, edits) as JsonObject;
+  const before = draft.descriptor.metadata as JsonObject | undefined;
+  const after = (typeof edited.metadata === 'object' ? edited.metadata : {}) as JsonObject | null;
+  for (const key of ['name', 'tenant', 'environment'] as const) {
+    if (!sameValue(after?.[key], before?.[key])) {
+      const message = `a draft's ${key} cannot be edited; draft the resource again instead`;
+      throw new TollgateError('INVALID_ARGUMENT', `edits.metadata.${key}: ${message}`, {
+        details: [{ path: `edits.metadata.${key}`, message }],
+      });
+    }
+  }
+  return edited;
+}
+
+function sameValue(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

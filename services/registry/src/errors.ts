@@ -1,0 +1,63 @@
+import { TollgateError } from '@tollgate/core';
+import type { ResourceRef } from './scope.js';
+
+/**
+ * A request that is well-formed but cannot apply to the current state (an expired or decided
+ * draft, a rollback to a deletion). Sent as FAILED_PRECONDITION; retrying the same request
+ * will not help.
+ */
+export class PreconditionFailed extends TollgateError {
+  constructor(message: string, path: string) {
+    super('INVALID_ARGUMENT', message, { details: [{ path, message }] });
+    this.name = 'PreconditionFailed';
+  }
+}
+
+export function describeRef(ref: ResourceRef): string {
+  return `"${ref.name}" in ${ref.tenant}/${ref.environment}`;
+}
+
+export function resourceNotFound(ref: ResourceRef): TollgateError {
+  return new TollgateError('NOT_FOUND', `Resource ${describeRef(ref)} does not exist.`);
+}
+
+export function versionNotFound(ref: ResourceRef, version: number, latest: number): TollgateError {
+  return new TollgateError(
+    'NOT_FOUND',
+    `Resource ${describeRef(ref)} has no version ${version} (the latest is ${latest}).`,
+  );
+}
+
+export function resourceDeleted(ref: ResourceRef, version: number): TollgateError {
+  return new TollgateError(
+    'NOT_FOUND',
+    `Resource ${describeRef(ref)} was deleted (version ${version}); ask for a specific version to read its history.`,
+  );
+}
+
+/** The current version is not the one the caller expected. */
+export function versionConflict(
+  ref: ResourceRef,
+  current: number,
+  expected: number,
+): TollgateError {
+  const message =
+    expected === 0
+      ? `Resource ${describeRef(ref)} already exists (version ${current}); expected_version 0 means it must not exist.`
+      : current === 0
+        ? `Resource ${describeRef(ref)} does not exist yet, but expected_version is ${expected}.`
+        : `Resource ${describeRef(ref)} is at version ${current}, not the expected version ${expected}; read it again and retry.`;
+  return new TollgateError('VERSION_CONFLICT', message, {
+    details: [
+      { path: 'expected_version', message, expected: String(current), found: String(expected) },
+    ],
+  });
+}
+
+/** Another change committed between reading the current version and writing the next one. */
+export function concurrentChange(ref: ResourceRef, from: number): TollgateError {
+  return new TollgateError(
+    'VERSION_CONFLICT',
+    `Resource ${describeRef(ref)} was changed concurrently (it was at version ${from}); read it again and retry.`,
+  );
+}

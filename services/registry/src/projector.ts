@@ -1,0 +1,182 @@
+import { createHash } from 'node:crypto';
+import { JetStreamApiCodes } from '@nats-io/jetstream';
+import { ResourceChange } from '@tollgate/contracts/events/v1';
+import { parsePublishedResource } from '@tollgate/core';
+import type { PublishedResource } from '@tollgate/core';
+import { EventTypes, envelope, publishEnvelope, resourceKey } from '@tollgate/kit';
+import type { EventPublisher, KV, Logger } from '@tollgate/kit';
+import type { VersionRecord } from './records.js';
+import type { ChangeSink } from './registry.js';
+import type { ResourceRef } from './scope.js';
+import type { ResourceStore } from './store.js';
+
+const MAX_ATTEMPTS = 10;
+
+const CHANGE: Record<VersionRecord['change'], ResourceChange> = {
+  applied: ResourceChange.APPLIED,
+  rolled_back: ResourceChange.ROLLED_BACK,
+  deleted: ResourceChange.DELETED,
+};
+
+/** The KV value of a live version. */
+export function publishedResource(record: VersionRecord): PublishedResource {
+  return {
+    tenant: record.tenant,
+    environment: record.environment,
+    name: record.name,
+    version: record.version,
+    hash: record.hash,
+    descriptor: record.descriptor,
+    publishedAt: record.createdAt.toISOString(),
+  };
+}
+
+/** What the KV entry of a resource holds: a live version, or nothing (absent or deleted). */
+export type ProjectedState = { version: number; hash: string } | undefined;
+
+/** The state the KV entry of `head` should be in. */
+export function desiredState(head: VersionRecord | undefined): ProjectedState {
+  return head === undefined || head.deleted
+    ? undefined
+    : { version: head.version, hash: head.hash };
+}
+
+export function sameState(a: ProjectedState, b: ProjectedState): boolean {
+  return (
+    a === b || (a !== undefined && b !== undefined && a.version === b.version && a.hash === b.hash)
+  );
+}
+
+/**
+ * Keeps the `tollgate_resources` KV bucket equal to the store's heads and announces changes on
+ * JetStream. A projection reads the KV entry, then the head (the truth), then writes with a
+ * compare-and-set on the entry's revision, retrying when it moved. Whoever writes last has read
+ * the newest head, so concurrent projections (two applies, an apply and the reconciler, two
+ * registry instances) converge on the current version and the bucket never goes backwards.
+ */
+export class Projector {
+  readonly #kv: KV;
+  readonly #events: EventPublisher;
+  readonly #store: ResourceStore;
+
+  constructor(deps: { kv: KV; events: EventPublisher; store: ResourceStore }) {
+    this.#kv = deps.kv;
+    this.#events = deps.events;
+    this.#store = deps.store;
+  }
+
+  /**
+   * Makes the KV entry of `ref` match its head. Returns the head, and whether the entry had to
+   * be written.
+   */
+  async project(ref: ResourceRef): Promise<{ written: boolean; head: VersionRecord | undefined }> {
+    const key = resourceKey(ref.tenant, ref.environment, ref.name);
+    for (let attempt = 1; ; attempt++) {
+      const entry = await this.#kv.get(key);
+      const head = await this.#store.current(ref);
+      const live = entry !== null && entry.operation === 'PUT';
+      const held = live ? stateOf(entry.value) : undefined;
+      const wanted = desiredState(head);
+      if (live && held !== undefined && sameState(held, wanted)) return { written: false, head };
+      if (!live && wanted === undefined) return { written: false, head };
+      try {
+        if (head !== undefined && wanted !== undefined) {
+          const value = JSON.stringify(publishedResource(head));
+          await this.#kv.put(key, value, { previousSeq: entry?.revision ?? 0 });
+        } else {
+          await this.#kv.delete(key, { previousSeq: (entry as { revision: number }).revision });
+        }
+        return { written: true, head };
+      } catch (err) {
+        if (!isWrongLastSequence(err) || attempt >= MAX_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  /**
+   * Publishes `resource.changed` for one version. The event id is derived from the version, so
+   * announcing a version twice (a retry, the reconciler) is stored once by JetStream's
+   * duplicate window and recognisable by consumers afterwards.
+   */
+  async announce(record: VersionRecord): Promise<void> {
+    const event = envelope(
+      EventTypes.resourceChanged,
+      record.tenant,
+      {
+        case: 'resourceChanged',
+        value: {
+          tenant: record.tenant,
+          environment: record.environment,
+          name: record.name,
+          version: record.version,
+          previousVersion: record.previousVersion,
+          change: CHANGE[record.change],
+          contentHash: record.hash,
+          changedBy: record.createdBy,
+        },
+      },
+      changeEventId(record),
+    );
+    await publishEnvelope(this.#events, event);
+  }
+
+  /** Removes a KV entry no resource backs (e.g. its head was removed from the store by hand). */
+  async removeOrphan(key: string): Promise<void> {
+    const entry = await this.#kv.get(key);
+    if (entry === null || entry.operation !== 'PUT') return;
+    try {
+      await this.#kv.delete(key, { previousSeq: entry.revision });
+    } catch (err) {
+      if (!isWrongLastSequence(err)) throw err;
+    }
+  }
+}
+
+/** The version and hash a KV value holds; undefined when it is not a PublishedResource. */
+export function stateOf(value: Uint8Array): ProjectedState {
+  const parsed = parsePublishedResource(value);
+  return 'invalid' in parsed ? undefined : { version: parsed.version, hash: parsed.hash };
+}
+
+/** A UUID-shaped id derived from the resource and version. */
+export function changeEventId(ref: ResourceRef & { version: number }): string {
+  const hex = createHash('sha256')
+    .update(`resource.changed\n${ref.tenant}\n${ref.environment}\n${ref.name}\n${ref.version}`)
+    .digest('hex');
+  const variant = ((parseInt(hex.slice(16, 17), 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** JetStream refused a write because the entry moved since it was read. */
+function isWrongLastSequence(err: unknown): boolean {
+  const code = err instanceof Error ? (err as Error & { code?: unknown }).code : undefined;
+  return (
+    code === JetStreamApiCodes.StreamWrongLastSequence ||
+    code === JetStreamApiCodes.StreamWrongLastSequenceUnknown
+  );
+}
+
+/**
+ * The registry's reaction to a committed version: project it, then announce it. A failure
+ * (NATS unreachable) does not undo the change: it is logged and the reconciler converges.
+ */
+export function announceChanges(projector: Projector, logger: Logger): ChangeSink {
+  return {
+    async changed(record) {
+      const resource = `${record.tenant}/${record.environment}/${record.name}`;
+      try {
+        await projector.project(record);
+        await projector.announce(record);
+        logger.info(
+          { resource, version: record.version, change: record.change },
+          'resource changed',
+        );
+      } catch (err) {
+        logger.warn(
+          { resource, version: record.version, err: { message: (err as Error).message } },
+          'resource changed; projection deferred to the reconciler',
+        );
+      }
+    },
+  };
+}

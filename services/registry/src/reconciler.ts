@@ -1,0 +1,193 @@
+import { resourceKey, watchBucket } from '@tollgate/kit';
+import type { BucketWatch, KV, Logger } from '@tollgate/kit';
+import type { Catalog } from './catalog.js';
+import { desiredState, sameState, stateOf } from './projector.js';
+import type { ProjectedState, Projector } from './projector.js';
+import type { VersionRecord } from './records.js';
+import { resourceId } from './scope.js';
+import type { ResourceRef } from './scope.js';
+import type { ResourceStore } from './store.js';
+
+/** Mirror value of an entry that is not a PublishedResource: never equal to a wanted state. */
+const UNREADABLE: ProjectedState = { version: 0, hash: '' };
+
+/** What one reconciliation pass found. */
+export interface ReconcileReport {
+  /** Resources in the store. */
+  resources: number;
+  /** KV entries rewritten or removed to match the store. */
+  repaired: number;
+  /** Resources whose projection failed (retried next pass). */
+  failed: number;
+}
+
+export interface ReconcilerOptions {
+  store: ResourceStore;
+  catalog: Catalog;
+  projector: Projector;
+  kv: KV;
+  logger: Logger;
+  /** Pause between passes (0 = only when `runOnce` is called). */
+  intervalMs: number;
+  /** Projections run at once during a pass. */
+  concurrency?: number;
+}
+
+/**
+ * Keeps the KV projection and the catalog converged on the store. It watches the bucket (a
+ * live mirror of what every registry instance projected: changes other instances make refresh
+ * the catalog), and in each pass it loads every head from the store, then re-projects every
+ * resource whose KV entry is missing, stale, or should be gone, announcing the versions it had
+ * to project. Passes run at start-up and every `intervalMs`, so a projection lost to a NATS
+ * outage or a crash after the store write converges.
+ */
+export class Reconciler {
+  readonly #o: ReconcilerOptions;
+  /** KV key → what the bucket holds (live entries only). */
+  readonly #mirror = new Map<string, ProjectedState>();
+  readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #refreshing = new Set<string>();
+  #watch: BucketWatch | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #pass: Promise<ReconcileReport> | undefined;
+  #loaded = false;
+
+  constructor(options: ReconcilerOptions) {
+    this.#o = options;
+  }
+
+  /** Starts watching, loads the catalog (awaited) and repairs in the background. */
+  async start(): Promise<void> {
+    this.#watch = await watchBucket(
+      this.#o.kv,
+      (key, value) => this.#observe(key, value),
+      this.#o.logger,
+    );
+    await this.#watch.ready;
+    const heads = await this.#load();
+    this.#background(this.#exclusive(() => this.#repair(heads)));
+    if (this.#o.intervalMs > 0) {
+      this.#timer = setInterval(() => this.#background(this.runOnce()), this.#o.intervalMs);
+      this.#timer.unref();
+    }
+  }
+
+  /** One full pass: reload the catalog from the store and repair the projection. */
+  runOnce(): Promise<ReconcileReport> {
+    return this.#exclusive(async () => this.#repair(await this.#load()));
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#watch?.stop();
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  #exclusive(run: () => Promise<ReconcileReport>): Promise<ReconcileReport> {
+    this.#pass ??= run().finally(() => (this.#pass = undefined));
+    return this.#pass;
+  }
+
+  async #load(): Promise<VersionRecord[]> {
+    const heads = await this.#o.store.allCurrent();
+    for (const head of heads) this.#o.catalog.put(head);
+    this.#loaded = true;
+    // Changes seen while loading that the load itself missed.
+    for (const [key, state] of this.#mirror) {
+      const ref = refOfKey(key);
+      const held = ref && this.#o.catalog.get(resourceId(ref));
+      if (ref && state && (held === undefined || held.version < state.version)) this.#refresh(ref);
+    }
+    return heads;
+  }
+
+  async #repair(heads: VersionRecord[]): Promise<ReconcileReport> {
+    const backed = new Set<string>();
+    const stale: ResourceRef[] = [];
+    for (const head of heads) {
+      const key = resourceKey(head.tenant, head.environment, head.name);
+      backed.add(key);
+      if (!sameState(this.#mirror.get(key), desiredState(head))) stale.push(head);
+    }
+    for (const key of this.#mirror.keys()) {
+      const ref = refOfKey(key);
+      if (!backed.has(key) && ref !== undefined) stale.push(ref);
+    }
+    let repaired = 0;
+    let failed = 0;
+    await pool(stale, this.#o.concurrency ?? 8, async (ref) => {
+      try {
+        const { written, head } = await this.#o.projector.project(ref);
+        if (!written) return;
+        repaired += 1;
+        if (head !== undefined) await this.#o.projector.announce(head);
+      } catch (err) {
+        failed += 1;
+        this.#o.logger.error(
+          { resource: resourceId(ref), err: { message: (err as Error).message } },
+          'reconciler could not project a resource',
+        );
+      }
+    });
+    if (repaired > 0 || failed > 0) {
+      this.#o.logger.warn(
+        { repaired, failed, resources: heads.length },
+        'reconciler repaired the resource projection',
+      );
+    }
+    return { resources: heads.length, repaired, failed };
+  }
+
+  #observe(key: string, value: Uint8Array | undefined): void {
+    const state = value === undefined ? undefined : stateOf(value);
+    if (value === undefined) this.#mirror.delete(key);
+    else this.#mirror.set(key, state ?? UNREADABLE);
+    const ref = refOfKey(key);
+    if (!this.#loaded || ref === undefined) return;
+    const held = this.#o.catalog.get(resourceId(ref));
+    const current =
+      state === undefined
+        ? held?.deleted === true
+        : held !== undefined && held.version >= state.version;
+    if (!current) this.#refresh(ref);
+  }
+
+  /** Re-reads one head into the catalog (a change made by another instance). */
+  #refresh(ref: ResourceRef): void {
+    const id = resourceId(ref);
+    if (this.#refreshing.has(id)) return;
+    this.#refreshing.add(id);
+    this.#background(
+      this.#o.store
+        .current(ref)
+        .then((current) => {
+          if (current !== undefined) this.#o.catalog.put(current);
+        })
+        .finally(() => this.#refreshing.delete(id)),
+    );
+  }
+
+  #background(work: Promise<unknown>): void {
+    const tracked = work.catch((err: unknown) =>
+      this.#o.logger.error({ err: { message: (err as Error).message } }, 'reconciler step failed'),
+    );
+    this.#inFlight.add(tracked);
+    void tracked.finally(() => this.#inFlight.delete(tracked));
+  }
+}
+
+/** `<tenant>.<environment>.<name>` back to a reference (none of the parts contains a dot). */
+function refOfKey(key: string): ResourceRef | undefined {
+  const parts = key.split('.');
+  if (parts.length !== 3) return undefined;
+  const [tenant, environment, name] = parts as [string, string, string];
+  return { tenant, environment, name };
+}
+
+async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(size, items.length) }, async () => {
+    while (next < items.length) await work(items[next++] as T);
+  });
+  await Promise.all(lanes);
+}

@@ -1,0 +1,321 @@
+import type { JsonValue } from '@bufbuild/protobuf';
+import {
+  TollgateError,
+  applyDescriptorDefaults,
+  descriptorHash,
+  descriptorInvalid,
+  validateDescriptor,
+} from '@tollgate/core';
+import type { Principal, ResourceDescriptor } from '@tollgate/core';
+import type { Logger } from '@tollgate/kit';
+import type { Catalog } from './catalog.js';
+import { diffDocuments } from './diff.js';
+import type { DiffEntry } from './diff.js';
+import {
+  PreconditionFailed,
+  concurrentChange,
+  resourceDeleted,
+  resourceNotFound,
+  versionConflict,
+  versionNotFound,
+} from './errors.js';
+import { decodePageToken, encodePageToken } from './page-token.js';
+import type { VersionRecord } from './records.js';
+import { resourceId, scopeOf } from './scope.js';
+import type { ResourceRef } from './scope.js';
+import type { ResourceStore } from './store.js';
+import { applyWarnings } from './warnings.js';
+import type { Warning } from './warnings.js';
+
+/** Where a request points: its scope fields (empty = the caller's) and a resource name. */
+export interface ResourceQuery {
+  tenant?: string | undefined;
+  environment?: string | undefined;
+  name: string;
+}
+
+export interface ApplyOptions {
+  /** The version that must be current (0 = the resource must not exist). */
+  expectedVersion?: number | undefined;
+  /** Validate and diff only. */
+  dryRun?: boolean;
+}
+
+/** Result of a change: the version now current (or that would be), and what changed. */
+export interface ChangeOutcome {
+  record: VersionRecord;
+  /** True when nothing changed and no version was made. */
+  unchanged: boolean;
+  diff: DiffEntry[];
+  warnings: Warning[];
+}
+
+export interface ListQuery {
+  tenant?: string | undefined;
+  environment?: string | undefined;
+  labels: Record<string, string>;
+  type: string | undefined;
+  includeDeleted: boolean;
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface HistoryQuery extends ResourceQuery {
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface Page {
+  records: VersionRecord[];
+  /** Empty on the last page. */
+  nextPageToken: string;
+}
+
+/** Announces a committed version (KV projection, then event); never throws. */
+export interface ChangeSink {
+  changed(record: VersionRecord): Promise<void>;
+}
+
+export interface RegistryDeps {
+  store: ResourceStore;
+  catalog: Catalog;
+  changes: ChangeSink;
+  logger: Logger;
+  clock?: () => Date;
+}
+
+type Plan = { unchanged: VersionRecord } | { next: Content };
+type Content = Pick<VersionRecord, 'descriptor' | 'hash' | 'change' | 'deleted' | 'rolledBackFrom'>;
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Declared resources and their immutable versions: apply, read, list, history, rollback and
+ * soft delete, within the caller's tenant and environment. Transport-free; the gRPC layer
+ * checks request fields and maps errors.
+ */
+export class Registry {
+  readonly #store: ResourceStore;
+  readonly #catalog: Catalog;
+  readonly #changes: ChangeSink;
+  readonly #clock: () => Date;
+
+  constructor(deps: RegistryDeps) {
+    this.#store = deps.store;
+    this.#catalog = deps.catalog;
+    this.#changes = deps.changes;
+    this.#clock = deps.clock ?? (() => new Date());
+  }
+
+  /**
+   * Validates a Resource descriptor and makes it the next version. Applying what is already
+   * current is a no-op (`unchanged`); applying a deleted resource revives it.
+   */
+  async apply(
+    principal: Principal,
+    input: unknown,
+    options: ApplyOptions = {},
+  ): Promise<ChangeOutcome> {
+    const descriptor = validResource(input);
+    const ref = refOfDescriptor(principal, descriptor);
+    const hash = descriptorHash(descriptor);
+    const outcome = await this.#change(principal, ref, options, (head): Plan => {
+      if (head !== undefined && !head.deleted && head.hash === hash) return { unchanged: head };
+      return { next: { descriptor, hash, change: 'applied', deleted: false, rolledBackFrom: 0 } };
+    });
+    return { ...outcome, warnings: applyWarnings(descriptor) };
+  }
+
+  /** The current version (0) or one version; a deleted resource's current version is NOT_FOUND. */
+  async get(
+    principal: Principal,
+    query: ResourceQuery & { version: number },
+  ): Promise<VersionRecord> {
+    const ref = refOf(principal, query);
+    const head = await this.#store.current(ref);
+    if (head === undefined) throw resourceNotFound(ref);
+    if (query.version === 0) {
+      if (head.deleted) throw resourceDeleted(ref, head.version);
+      return head;
+    }
+    const record = await this.#store.version(ref, query.version);
+    if (record === undefined) throw versionNotFound(ref, query.version, head.version);
+    return record;
+  }
+
+  /** Current versions in the caller's scope, by name, filtered. */
+  list(principal: Principal, query: ListQuery): Page {
+    const scope = scopeOf(principal, query);
+    const filter = {
+      scope,
+      labels: query.labels,
+      type: query.type ?? '',
+      deleted: query.includeDeleted,
+    };
+    const after = decodePageToken(query.pageToken, filter, 'string');
+    const page = this.#catalog.list(scope, {
+      labels: query.labels,
+      type: query.type,
+      includeDeleted: query.includeDeleted,
+      after,
+      limit: query.pageSize,
+    });
+    const last = page.records.at(-1);
+    return {
+      records: page.records,
+      nextPageToken: page.more && last !== undefined ? encodePageToken(last.name, filter) : '',
+    };
+  }
+
+  /** Every version of one resource, newest first. */
+  async history(principal: Principal, query: HistoryQuery): Promise<Page> {
+    const ref = refOf(principal, query);
+    const head = await this.#store.current(ref);
+    if (head === undefined) throw resourceNotFound(ref);
+    const bound = { history: resourceId(ref) };
+    const before = decodePageToken(query.pageToken, bound, 'number') ?? head.version + 1;
+    const top = Math.min(before - 1, head.version);
+    const versions: number[] = [];
+    for (let v = top; v >= 1 && versions.length < query.pageSize; v--) versions.push(v);
+    const records = await this.#store.versions(ref, versions);
+    const last = versions.at(-1);
+    return {
+      records,
+      nextPageToken: last !== undefined && last > 1 ? encodePageToken(last, bound) : '',
+    };
+  }
+
+  /** Makes a new version whose descriptor is that of `toVersion` (which may revive a deleted resource). */
+  async rollback(
+    principal: Principal,
+    query: ResourceQuery & { toVersion: number; expectedVersion?: number | undefined },
+  ): Promise<ChangeOutcome> {
+    const ref = refOf(principal, query);
+    const outcome = await this.#change(principal, ref, query, async (head): Promise<Plan> => {
+      if (head === undefined) throw resourceNotFound(ref);
+      if (query.toVersion > head.version) throw versionNotFound(ref, query.toVersion, head.version);
+      const target = await this.#store.version(ref, query.toVersion);
+      if (target === undefined) throw versionNotFound(ref, query.toVersion, head.version);
+      if (target.deleted) {
+        throw new PreconditionFailed(
+          `Version ${query.toVersion} of "${ref.name}" is a deletion; roll back to a version before it.`,
+          'to_version',
+        );
+      }
+      if (query.toVersion === head.version) {
+        throw new TollgateError(
+          'INVALID_ARGUMENT',
+          `to_version: ${query.toVersion} is already the current version of "${ref.name}".`,
+          {
+            details: [
+              {
+                path: 'to_version',
+                message: 'is already the current version',
+                expected: `a version before ${head.version}`,
+                found: String(query.toVersion),
+              },
+            ],
+          },
+        );
+      }
+      const { descriptor, hash } = target;
+      return {
+        next: {
+          descriptor,
+          hash,
+          change: 'rolled_back',
+          deleted: false,
+          rolledBackFrom: query.toVersion,
+        },
+      };
+    });
+    return { ...outcome, warnings: applyWarnings(outcome.record.descriptor) };
+  }
+
+  /** Soft delete: a tombstone version keeping the last descriptor; history stays readable. */
+  async delete(
+    principal: Principal,
+    query: ResourceQuery & { expectedVersion?: number | undefined },
+  ): Promise<VersionRecord> {
+    const ref = refOf(principal, query);
+    const outcome = await this.#change(principal, ref, query, (head): Plan => {
+      if (head === undefined) throw resourceNotFound(ref);
+      if (head.deleted) throw resourceDeleted(ref, head.version);
+      const { descriptor, hash } = head;
+      return { next: { descriptor, hash, change: 'deleted', deleted: true, rolledBackFrom: 0 } };
+    });
+    return outcome.record;
+  }
+
+  /**
+   * Reads the current version, plans the next one, checks the expected version and commits by
+   * inserting the next version (the store's unique index lets exactly one concurrent writer
+   * win). Without an expected version a lost race is retried from a fresh read.
+   */
+  async #change(
+    principal: Principal,
+    ref: ResourceRef,
+    options: ApplyOptions,
+    plan: (head: VersionRecord | undefined) => Plan | Promise<Plan>,
+  ): Promise<Omit<ChangeOutcome, 'warnings'>> {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const head = await this.#store.current(ref);
+      const decided = await plan(head);
+      const current = head?.version ?? 0;
+      if (options.expectedVersion !== undefined && options.expectedVersion !== current) {
+        throw versionConflict(ref, current, options.expectedVersion);
+      }
+      if ('unchanged' in decided) return { record: decided.unchanged, unchanged: true, diff: [] };
+      const next: VersionRecord = {
+        ...ref,
+        ...decided.next,
+        version: current + 1,
+        previousVersion: current,
+        createdAt: this.#clock(),
+        createdBy: principal.agent,
+      };
+      const diff = diffDocuments(asJson(head?.descriptor), asJson(next.descriptor));
+      if (options.dryRun === true) return { record: next, unchanged: false, diff };
+      if (await this.#store.commit(next)) {
+        this.#catalog.put(next);
+        await this.#changes.changed(next);
+        return { record: next, unchanged: false, diff };
+      }
+      if (options.expectedVersion !== undefined) throw concurrentChange(ref, current);
+    }
+    throw concurrentChange(ref, (await this.#store.current(ref))?.version ?? 0);
+  }
+}
+
+/** Validates a descriptor (every problem at once) and fills its defaults; only Resources. */
+export function validResource(input: unknown): ResourceDescriptor {
+  const result = validateDescriptor(input);
+  if (!result.ok) throw descriptorInvalid(result.problems);
+  if (result.descriptor.kind !== 'Resource') {
+    const message = `the registry stores Resource descriptors; apply ${result.descriptor.kind} descriptors to the policy service`;
+    throw new TollgateError('INVALID_ARGUMENT', `descriptor.kind: ${message}`, {
+      details: [
+        {
+          path: 'kind',
+          message,
+          expected: 'Resource',
+          found: JSON.stringify(result.descriptor.kind),
+        },
+      ],
+    });
+  }
+  return applyDescriptorDefaults(result.descriptor);
+}
+
+function refOfDescriptor(principal: Principal, descriptor: ResourceDescriptor): ResourceRef {
+  const { tenant, environment, name } = descriptor.metadata;
+  return { ...scopeOf(principal, { tenant, environment }), name };
+}
+
+function refOf(principal: Principal, query: ResourceQuery): ResourceRef {
+  return { ...scopeOf(principal, query), name: query.name };
+}
+
+function asJson(descriptor: ResourceDescriptor | undefined): JsonValue | undefined {
+  return descriptor as unknown as JsonValue | undefined;
+}

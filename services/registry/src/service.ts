@@ -1,0 +1,79 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Db } from 'mongodb';
+import type { ConnectorRegistry, CredentialResolver } from '@tollgate/core';
+import { EventPublisher, buckets, ensureEventStream, openBucket } from '@tollgate/kit';
+import type { KV, Logger } from '@tollgate/kit';
+import { Catalog } from './catalog.js';
+import { DraftStore } from './draft-store.js';
+import { Drafts } from './drafts.js';
+import { Projector, announceChanges } from './projector.js';
+import { Reconciler } from './reconciler.js';
+import { Registry } from './registry.js';
+import { ResourceStore } from './store.js';
+
+export interface RegistryServiceOptions {
+  db: Db;
+  nc: NatsConnection;
+  logger: Logger;
+  connectors: ConnectorRegistry;
+  credentials: CredentialResolver;
+  draftTtlMs: number;
+  /** 0 = reconcile only at start-up and when asked. */
+  reconcileIntervalMs: number;
+  /** KV bucket of the projection (default `tollgate_resources`; tests use their own). */
+  bucket?: string;
+  clock?: () => Date;
+}
+
+/** The registry's parts, wired and started. */
+export interface RegistryParts {
+  registry: Registry;
+  drafts: Drafts;
+  reconciler: Reconciler;
+  projector: Projector;
+  store: ResourceStore;
+  kv: KV;
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds the registry from its dependencies: indexes, the event stream and KV bucket, the
+ * catalog loaded from the store and the reconciler running. Used by `main` and by tests.
+ */
+export async function startRegistry(options: RegistryServiceOptions): Promise<RegistryParts> {
+  const { db, nc, logger } = options;
+  const store = new ResourceStore(db);
+  const draftStore = new DraftStore(db);
+  await store.ensureIndexes();
+  await draftStore.ensureIndexes();
+  await ensureEventStream(nc);
+  const kv = await openBucket(nc, options.bucket ?? buckets.resources);
+  const projector = new Projector({ kv, events: new EventPublisher(nc), store });
+  const catalog = new Catalog();
+  const clock = options.clock ?? (() => new Date());
+  const registry = new Registry({
+    store,
+    catalog,
+    changes: announceChanges(projector, logger),
+    logger,
+    clock,
+  });
+  const drafts = new Drafts({
+    store: draftStore,
+    registry,
+    connectors: options.connectors,
+    credentials: options.credentials,
+    ttlMs: options.draftTtlMs,
+    clock,
+  });
+  const reconciler = new Reconciler({
+    store,
+    catalog,
+    projector,
+    kv,
+    logger,
+    intervalMs: options.reconcileIntervalMs,
+  });
+  await reconciler.start();
+  return { registry, drafts, reconciler, projector, store, kv, stop: () => reconciler.stop() };
+}

@@ -1,0 +1,209 @@
+/**
+ * Test harness: a registry on the real MongoDB (a fresh database), NATS (its own KV bucket)
+ * and Elasticsearch, served over gRPC on a free port, plus an issuer whose tokens it trusts.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Server } from '@grpc/grpc-js';
+import { DeliverPolicy, jetstream } from '@nats-io/jetstream';
+import type { ConsumerMessages } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { createClient } from '@tollgate/contracts';
+import type { RpcClient } from '@tollgate/contracts';
+import type { EventEnvelope } from '@tollgate/contracts/events/v1';
+import { RegistryService } from '@tollgate/contracts/registry/v1';
+import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
+import { createConnectorRegistry, generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
+import type { IssuerKeys, Principal } from '@tollgate/core';
+import {
+  EVENTS_STREAM,
+  EventTypes,
+  connectBus,
+  connectMongo,
+  createCredentialResolver,
+  createLogger,
+  decodeEnvelope,
+  listenGrpc,
+  loadTokenVerifier,
+  subjects,
+} from '@tollgate/kit';
+import type { GrpcServerHandle, Logger, MongoHandle } from '@tollgate/kit';
+import { infra, uniqueName } from '../../../test/support/infra.js';
+import { registerRegistryApi, startRegistry } from '../src/index.js';
+import type { RegistryParts } from '../src/index.js';
+
+export { eventually, infra, uniqueName } from '../../../test/support/infra.js';
+
+export const logger: Logger = createLogger({ service: 'registry-test', level: 'silent' });
+
+/** A tenant name no other run uses. */
+export function uniqueTenant(): string {
+  return `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`;
+}
+
+export interface RegistryInstance {
+  parts: RegistryParts;
+  client: RpcClient<typeof RegistryService>;
+  grpc: GrpcServerHandle;
+  stop(): Promise<void>;
+}
+
+export interface Harness {
+  mongo: MongoHandle;
+  nc: NatsConnection;
+  bucket: string;
+  keys: IssuerKeys;
+  /** The first registry instance. */
+  parts: RegistryParts;
+  client: RpcClient<typeof RegistryService>;
+  /** Another registry instance on the same database and bucket. */
+  startInstance(options?: { clock?: () => Date; draftTtlMs?: number }): Promise<RegistryInstance>;
+  /** Call options carrying a token for `principal`. */
+  as(principal: Principal): Promise<{ metadata: Record<string, string> }>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  clock?: () => Date;
+  draftTtlMs?: number;
+  env?: Record<string, string>;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dbName = uniqueName('registry_test');
+  const mongo = await connectMongo(`${infra.mongoUrl}/${dbName}`);
+  const nc = await connectBus({ url: infra.natsUrl, name: 'registry-test' });
+  const bucket = uniqueName('reg_kv');
+  const keys = await generateIssuerKeys('registry-test');
+  const dir = await mkdtemp(join(tmpdir(), 'registry-issuers-'));
+  const issuersFile = join(dir, 'issuers.json');
+  await writeFile(issuersFile, JSON.stringify(keys));
+  const verifier = await loadTokenVerifier(issuersFile);
+  const connectors = createConnectorRegistry([elasticsearchConnector]);
+  const instances: RegistryInstance[] = [];
+
+  const startInstance = async (
+    o: { clock?: () => Date; draftTtlMs?: number } = {},
+  ): Promise<RegistryInstance> => {
+    const clock = o.clock ?? options.clock;
+    const parts = await startRegistry({
+      db: mongo.db,
+      nc,
+      logger,
+      connectors,
+      credentials: createCredentialResolver({ env: options.env ?? {}, cacheTtlMs: 0 }),
+      draftTtlMs: o.draftTtlMs ?? options.draftTtlMs ?? 3_600_000,
+      reconcileIntervalMs: 0,
+      bucket,
+      ...(clock === undefined ? {} : { clock }),
+    });
+    const server = new Server();
+    registerRegistryApi(server, {
+      registry: parts.registry,
+      drafts: parts.drafts,
+      verifier,
+      kinds: connectors.kinds(),
+      logger,
+    });
+    const grpc = await listenGrpc(server, '127.0.0.1:0', 'test');
+    const client = createClient(RegistryService, `127.0.0.1:${grpc.port}`, {
+      defaultDeadlineMs: 30_000,
+    });
+    const instance = {
+      parts,
+      client,
+      grpc,
+      stop: async () => {
+        client.close();
+        await grpc.stop();
+        await parts.stop();
+      },
+    };
+    instances.push(instance);
+    return instance;
+  };
+
+  const first = await startInstance();
+  return {
+    mongo,
+    nc,
+    bucket,
+    keys,
+    parts: first.parts,
+    client: first.client,
+    startInstance,
+    as: async (principal) => ({
+      metadata: { authorization: `Bearer ${await issuePrincipalToken(keys, principal)}` },
+    }),
+    close: async () => {
+      for (const instance of instances) await instance.stop();
+      await first.parts.kv.destroy().catch(() => false);
+      await connectors.close();
+      await nc.drain();
+      await mongo.db.dropDatabase();
+      await mongo.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A valid Resource descriptor for `tenant`/`environment`, with overrides merged into spec. */
+export function resourceDescriptor(
+  tenant: string,
+  name: string,
+  options: {
+    environment?: string;
+    description?: string;
+    labels?: Record<string, string>;
+    index?: string;
+    endpoint?: string;
+  } = {},
+): Record<string, unknown> {
+  return {
+    apiVersion: 'tollgate.dev/v1',
+    kind: 'Resource',
+    metadata: {
+      name,
+      tenant,
+      environment: options.environment ?? 'prod',
+      description: options.description ?? `Orders of ${tenant}`,
+      ...(options.labels === undefined ? {} : { labels: options.labels }),
+    },
+    spec: {
+      type: 'elasticsearch',
+      connection: { endpoint: options.endpoint ?? 'http://es.internal:9200' },
+      target: { index: options.index ?? 'orders' },
+      schema: {
+        fields: {
+          id: { type: 'keyword', filterable: true, returnable: true },
+          amount: { type: 'double', range: true, returnable: true },
+        },
+      },
+      access: { allowedRoles: ['support'] },
+    },
+  };
+}
+
+/** Collects `resource.changed` events published from now on (an ordered, ephemeral consumer). */
+export async function watchResourceEvents(nc: NatsConnection): Promise<{
+  events: EventEnvelope[];
+  stop(): Promise<void>;
+}> {
+  const consumer = await jetstream(nc).consumers.get(EVENTS_STREAM, {
+    filter_subjects: subjects.event(EventTypes.resourceChanged),
+    deliver_policy: DeliverPolicy.New,
+  });
+  const messages: ConsumerMessages = await consumer.consume();
+  const events: EventEnvelope[] = [];
+  const done = (async () => {
+    for await (const message of messages) events.push(decodeEnvelope(message.data));
+  })();
+  return {
+    events,
+    stop: async () => {
+      await messages.close();
+      await done;
+    },
+  };
+}
