@@ -143,7 +143,7 @@ export class Learner {
         uses: uses.map((use) => ({
           callId: use.callId,
           at: use.at,
-          digests: Object.entries(use.digests),
+          digests: Object.entries(use.digests).map(([path, digest]) => ({ path, digest })),
         })),
       };
     });
@@ -251,9 +251,10 @@ function storedUses(doc: StoredDocument): ShapeUse[] {
     if (typeof use.callId !== 'string' || typeof use.at !== 'number' || !Array.isArray(use.digests))
       return [];
     const digests: Record<string, string> = {};
-    for (const pair of use.digests as unknown[]) {
-      if (Array.isArray(pair) && typeof pair[0] === 'string' && typeof pair[1] === 'string')
-        digests[pair[0]] = pair[1];
+    for (const entry of use.digests as Array<{ path?: unknown; digest?: unknown }>) {
+      if (typeof entry?.path === 'string' && typeof entry.digest === 'string') {
+        digests[entry.path] = entry.digest;
+      }
     }
     return [{ callId: use.callId, at: use.at, digests }];
   });

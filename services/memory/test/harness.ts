@@ -94,7 +94,10 @@ export interface MemoryHarness {
   close(): Promise<void>;
 }
 
-export async function startMemory(settings: Partial<MemorySettings> = {}): Promise<MemoryHarness> {
+export async function startMemory(
+  settings: Partial<MemorySettings> = {},
+  clock?: () => Date,
+): Promise<MemoryHarness> {
   const tenant = uniqueName('t').replace(/_/g, '-').toLowerCase();
   const dbName = uniqueName('memory_test');
   const mongo = await connectMongo(`${infra.mongoUrl}/${dbName}`);
@@ -103,7 +106,12 @@ export async function startMemory(settings: Partial<MemorySettings> = {}): Promi
   const logger = createLogger({ service: 'memory-test', level: 'silent' });
   const store = await openStore(mongo.db);
   const announcer = new BusAnnouncer({ publisher: new EventPublisher(nc), store, logger });
-  const memory = new Memory({ store, announcer, settings: { ...DEFAULT_SETTINGS, ...settings } });
+  const memory = new Memory({
+    store,
+    announcer,
+    settings: { ...DEFAULT_SETTINGS, ...settings },
+    ...(clock ? { clock } : {}),
+  });
   const dir = await mkdtemp(join(tmpdir(), 'memory-issuer-'));
   const issuer = await generateIssuerKeys('memory-test');
   const issuersFile = join(dir, 'issuer.json');
