@@ -276,7 +276,7 @@ export class Registry {
       };
       const diff = diffDocuments(asJson(head?.descriptor), asJson(next.descriptor));
       if (options.dryRun === true) return { record: next, unchanged: false, diff };
-      if (await this.#store.commit(next)) {
+      if (await this.#store.commit(head, next)) {
         this.#catalog.put(next);
         await this.#changes.changed(next);
         return { record: next, unchanged: false, diff };

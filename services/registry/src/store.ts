@@ -1,7 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { MongoServerError } from 'mongodb';
 import { ensureIndexes } from '@tollgate/kit';
-import type { IndexPlan } from '@tollgate/kit';
+import type { IndexPlan, Logger } from '@tollgate/kit';
 import { fromVersionDocument, toVersionDocument } from './records.js';
 import type { VersionDocument, VersionRecord } from './records.js';
 import { resourceId, versionId } from './scope.js';
@@ -16,30 +16,38 @@ const PROBE_CONCURRENCY = 16;
 /**
  * Resource versions in MongoDB, designed for stores without multi-document transactions
  * (FerretDB, whose updates are not even atomic compare-and-sets: the filter is evaluated
- * before the write, so two updates "matching" the same version can both succeed).
+ * before the write, so two updates "matching" the same version can both succeed). Every
+ * commit is therefore an insert, arbitrated by a unique index; exactly one concurrent writer
+ * wins, the others get a duplicate-key error (a version conflict).
  *
+ * - `resources`: one head per resource, `_id` `<tenant>/<env>/<name>`, a copy of its newest
+ *   version. Inserting the head is the commit point of a new resource.
  * - `resource_versions`: one immutable document per version, `_id` `<tenant>/<env>/<name>/<n>`,
  *   unique on (tenant, environment, name, version). Inserting version N+1 is the commit point
- *   of a change, and the unique index is the race arbiter: of concurrent changes from version
- *   N exactly one insert succeeds, the others get a duplicate-key error (a version conflict).
- * - `resources`: one head per resource, `_id` `<tenant>/<env>/<name>`, a copy of its newest
- *   version written after the row. The head is a hint that makes "current" a point read:
- *   readers start at the head and probe the next version's row, so a head left behind (a crash
- *   after the insert, or a slow head write overtaken by a newer one) is never served; the
- *   reader that notices rewrites the head.
+ *   of every later change.
  *
- * Versions are dense: version N+1 is only inserted by a writer that found N current. Every
- * read is by `_id` (a point read even for FerretDB, which scans for any other filter).
+ * After a change the head is rewritten behind the commit (off the request path: updates scan
+ * the collection on FerretDB). The head is a hint that makes "current" a point read: readers
+ * start at it and probe the next version's row, so a head left behind (not yet written, lost to
+ * a crash, overtaken by a slower write) is never served, and whoever notices rewrites it.
+ *
+ * A crash can leave two gaps, and neither is visible: a new resource's head without its first
+ * row (reading version 1 falls back to the head, and the next change writes the row first),
+ * and a row without its head update (readers probe past the head). Versions are dense: version
+ * N+1 is only written by a writer that found N current, after making sure N's row exists.
+ * Every read is by `_id` (a point read even on FerretDB, which scans for any other filter).
  */
 export class ResourceStore {
   readonly #heads: Collection<VersionDocument>;
   readonly #versions: Collection<VersionDocument>;
   readonly #db: Db;
+  readonly #headWriter: HeadWriter;
 
-  constructor(db: Db) {
+  constructor(db: Db, logger?: Logger) {
     this.#db = db;
     this.#heads = db.collection<VersionDocument>(COLLECTIONS.heads);
     this.#versions = db.collection<VersionDocument>(COLLECTIONS.versions);
+    this.#headWriter = new HeadWriter((record) => this.#writeHead(record), logger);
   }
 
   static readonly indexes: IndexPlan = {
@@ -68,7 +76,9 @@ export class ResourceStore {
   /** One version, or undefined when it does not exist. */
   async version(ref: ResourceRef, version: number): Promise<VersionRecord | undefined> {
     const doc = await this.#versions.findOne({ _id: versionId(ref, version) });
-    return doc === null ? undefined : fromVersionDocument(doc);
+    if (doc !== null) return fromVersionDocument(doc);
+    const current = await this.current(ref);
+    return current?.version === version ? current : undefined;
   }
 
   /** Several versions of one resource, in the order asked; each must exist. */
@@ -82,20 +92,34 @@ export class ResourceStore {
   }
 
   /**
-   * Commits `next` (whose version is one more than the version its writer found current).
-   * Returns false when another change committed that version first; nothing is written then.
+   * Commits `next` if `current` (what its writer found current; undefined for a new resource)
+   * still is. Returns false when another change got there first; nothing is written then.
    */
-  async commit(next: VersionRecord): Promise<boolean> {
+  async commit(current: VersionRecord | undefined, next: VersionRecord): Promise<boolean> {
+    if (current === undefined) {
+      try {
+        await this.#heads.insertOne(toVersionDocument(resourceId(next), next));
+      } catch (err) {
+        if (isDuplicateKey(err)) return false;
+        throw err;
+      }
+      await this.#writeRow(next);
+      return true;
+    }
+    await this.#writeRow(current);
     try {
       await this.#versions.insertOne(toVersionDocument(versionId(next, next.version), next));
     } catch (err) {
       if (isDuplicateKey(err)) return false;
       throw err;
     }
-    await this.#writeHead(next);
-    // A newer version may have committed while the head was written; make sure it is not behind.
-    await this.current(next);
+    this.#headWriter.schedule(next);
     return true;
+  }
+
+  /** Waits for head writes in flight (shutdown, tests). */
+  flush(): Promise<void> {
+    return this.#headWriter.flush();
   }
 
   /** The newest version of every resource, for loading the catalog and reconciling. */
@@ -120,12 +144,21 @@ export class ResourceStore {
   ): Promise<VersionRecord | undefined> {
     let newest = head;
     for (;;) {
-      const next = await this.version(ref, (newest?.version ?? 0) + 1);
-      if (next === undefined) break;
-      newest = next;
+      const doc = await this.#versions.findOne({ _id: versionId(ref, (newest?.version ?? 0) + 1) });
+      if (doc === null) break;
+      newest = fromVersionDocument(doc);
     }
-    if (newest !== undefined && newest !== head) await this.#writeHead(newest);
+    if (newest !== undefined && newest !== head) this.#headWriter.schedule(newest);
     return newest;
+  }
+
+  /** Writes a version's row unless it exists (idempotent). */
+  async #writeRow(record: VersionRecord): Promise<void> {
+    try {
+      await this.#versions.insertOne(toVersionDocument(versionId(record, record.version), record));
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
   }
 
   async #writeHead(record: VersionRecord): Promise<void> {
@@ -147,4 +180,53 @@ export class ResourceStore {
 
 export function isDuplicateKey(err: unknown): boolean {
   return err instanceof MongoServerError && err.code === DUPLICATE_KEY;
+}
+
+/**
+ * Writes heads behind commits: at most one write in flight per resource, and only the newest
+ * version waiting for it is written next (older ones are superseded). A failed write leaves
+ * the head behind, which readers tolerate; it is logged.
+ */
+class HeadWriter {
+  readonly #waiting = new Map<string, VersionRecord>();
+  readonly #running = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly write: (record: VersionRecord) => Promise<void>,
+    private readonly logger: Logger | undefined,
+  ) {}
+
+  schedule(record: VersionRecord): void {
+    const id = resourceId(record);
+    const waiting = this.#waiting.get(id);
+    if (waiting === undefined || waiting.version < record.version) this.#waiting.set(id, record);
+    // The drain starts after it is registered, so its own clean-up cannot run first.
+    if (!this.#running.has(id))
+      this.#running.set(
+        id,
+        Promise.resolve().then(() => this.#drain(id)),
+      );
+  }
+
+  async flush(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running.values()]);
+  }
+
+  async #drain(id: string): Promise<void> {
+    let written = 0;
+    for (let next = this.#waiting.get(id); next !== undefined; next = this.#waiting.get(id)) {
+      this.#waiting.delete(id);
+      if (next.version <= written) continue;
+      try {
+        await this.write(next);
+        written = next.version;
+      } catch (err) {
+        this.logger?.warn(
+          { resource: id, err: { message: (err as Error).message } },
+          'resource head not written; readers probe past it',
+        );
+      }
+    }
+    this.#running.delete(id);
+  }
 }

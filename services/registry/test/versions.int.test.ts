@@ -259,6 +259,7 @@ describe('versions', () => {
 
     const current = await registry.get(operator(tenant), { name: 'es_orders', version: 0 });
     expect(current.descriptor.metadata.description).toBe('crashed');
+    await h.parts.store.flush();
     expect((await head())?.version).toBe(2);
     const history = await registry.history(operator(tenant), {
       name: 'es_orders',
@@ -292,6 +293,39 @@ describe('versions', () => {
       [2, 'crashed'],
       [1, `Orders of ${tenant}`],
     ]);
+  });
+
+  it('versions - a crash between a new head and its first row leaves nothing partial; the next change fills the row', async () => {
+    const tenant = uniqueTenant();
+    const dry = await registry.apply(operator(tenant), resourceDescriptor(tenant, 'es_orders'), {
+      dryRun: true,
+    });
+    await h.mongo.db
+      .collection(COLLECTIONS.heads)
+      .insertOne(toVersionDocument(`${tenant}/prod/es_orders`, dry.record) as never);
+    const rows = () => h.mongo.db.collection(COLLECTIONS.versions).countDocuments({ tenant });
+    expect(await rows()).toBe(0);
+    expect((await registry.get(operator(tenant), { name: 'es_orders', version: 1 })).version).toBe(
+      1,
+    );
+    const history = await registry.history(operator(tenant), {
+      name: 'es_orders',
+      pageSize: 10,
+      pageToken: '',
+    });
+    expect(history.records.map((r) => r.version)).toEqual([1]);
+
+    await registry.apply(
+      operator(tenant),
+      resourceDescriptor(tenant, 'es_orders', { description: 'two' }),
+    );
+    expect(await rows()).toBe(2);
+    const after = await registry.history(operator(tenant), {
+      name: 'es_orders',
+      pageSize: 10,
+      pageToken: '',
+    });
+    expect(after.records.map((r) => r.version)).toEqual([2, 1]);
   });
 
   it('versions - a dry run validates and diffs but stores nothing', async () => {
