@@ -47,6 +47,7 @@ export interface AwaitCompletionInput {
 export async function awaitCompletion(input: AwaitCompletionInput): Promise<FinalOutcome> {
   const { watch, kind, poll, options } = input;
   const deadline = Date.now() + options.timeoutMs;
+  let polledSinceEvent = false;
   for (;;) {
     if (options.signal?.aborted) {
       throw toolCallError({
@@ -63,16 +64,18 @@ export async function awaitCompletion(input: AwaitCompletionInput): Promise<Fina
           })
         : stillRunning(kind, watch.callId, options.timeoutMs);
     }
-    // Until the event comes, wake on it or at the poll interval; after it, poll at the interval.
-    await raceWith(
-      watch.event ? NEVER : watch.final,
-      Math.min(options.pollIntervalMs, remaining),
-      options.signal,
-    );
+    // Until the event comes, wake on it or at the poll interval; once it came, poll at once
+    // and then at the interval.
+    if (watch.event === undefined) {
+      await raceWith(watch.final, Math.min(options.pollIntervalMs, remaining), options.signal);
+    } else if (polledSinceEvent) {
+      await raceWith(NEVER, Math.min(options.pollIntervalMs, remaining), options.signal);
+    }
     const event = watch.event;
     if (event?.status === 'error' && event.error) {
       return { status: 'error', callId: watch.callId, error: event.error, meta: event.meta };
     }
+    polledSinceEvent = event !== undefined;
     const polled = await pollQuietly(poll);
     if (polled !== undefined && (polled.status === 'ok' || polled.status === 'error'))
       return polled;

@@ -1,6 +1,6 @@
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import type { DescMessage, JsonObject, MessageShape } from '@bufbuild/protobuf';
-import { connect, headers as natsHeaders } from '@nats-io/transport-node';
+import { create } from '@bufbuild/protobuf';
+import type { JsonObject } from '@bufbuild/protobuf';
+import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { CallRequestSchema, CallResultSchema } from '@tollgate/contracts/call/v1';
 import {
@@ -9,25 +9,19 @@ import {
   ListToolsRequestSchema,
   ListToolsResponseSchema,
 } from '@tollgate/contracts/synthesizer/v1';
+import { checkArguments } from './arguments.js';
 import { awaitCompletion, CallWatch } from './await-completion.js';
 import { CompletionFeed } from './completions.js';
 import type { CompletionEvent, CompletionSubscription } from './completions.js';
-import { checkArguments } from './arguments.js';
+import { DataPlane } from './data-plane.js';
 import { toolCallError } from './errors.js';
-import {
-  AUTHORIZATION_HEADER,
-  ERROR_HEADER,
-  protoFormat,
-  readTokenClaims,
-  subjects,
-} from './protocol.js';
+import { protoFormat, readTokenClaims, subjects } from './protocol.js';
 import type { TokenClaims, ToolFormatName } from './protocol.js';
 import { readCallResult } from './result.js';
 import type { CallOutcome, ReadResult, WaitOptions } from './result.js';
 import { readTool } from './tools.js';
 import type { Tool } from './tools.js';
-import { inClientSpan, injectTraceparent } from './trace.js';
-import { errorFromHeader, errorFromTransport, malformed } from './wire-errors.js';
+import { errorFromTransport, malformed } from './wire-errors.js';
 
 /** How a client talks to Tollgate over an existing NATS connection. */
 export interface ClientOptions {
@@ -50,6 +44,8 @@ export interface ConnectOptions extends ClientOptions {
   name?: string;
   /** NATS server authentication, when the server requires a token (not the principal token). */
   natsToken?: string;
+  /** How long the first connection may take, ms (default 5000). */
+  connectTimeoutMs?: number;
 }
 
 export interface ListToolsOptions {
@@ -87,7 +83,7 @@ const REPLY_GRACE_MS = 2_000;
 export class TollgateClient {
   readonly #nc: NatsConnection;
   readonly #ownsConnection: boolean;
-  readonly #token: string;
+  readonly #plane: DataPlane;
   readonly #claims: TokenClaims;
   readonly #timeoutMs: number;
   readonly #completionTimeoutMs: number;
@@ -95,14 +91,13 @@ export class TollgateClient {
   readonly #feed: CompletionFeed;
   readonly #tools = new Map<string, Tool>();
   readonly #watches = new Set<CallWatch>();
-
   readonly #reportError: (err: unknown) => void;
 
   private constructor(nc: NatsConnection, ownsConnection: boolean, options: ClientOptions) {
     this.#nc = nc;
     this.#ownsConnection = ownsConnection;
-    this.#token = options.token;
     this.#claims = claimsOf(options.token);
+    this.#plane = new DataPlane(nc, options.token);
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#completionTimeoutMs = options.completionTimeoutMs ?? 300_000;
     this.#pollIntervalMs = options.pollIntervalMs ?? 2_000;
@@ -118,13 +113,13 @@ export class TollgateClient {
       nc = await connect({
         servers: options.natsUrl,
         name: options.name ?? `tollgate-sdk-${claims.agent}`,
-        timeout: options.timeoutMs ?? 5_000,
+        timeout: options.connectTimeoutMs ?? 5_000,
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,
         ...(options.natsToken ? { token: options.natsToken } : {}),
       });
     } catch (err) {
-      throw errorFromTransport(err, 'connect', options.timeoutMs ?? 5_000);
+      throw errorFromTransport(err, 'connect', options.connectTimeoutMs ?? 5_000);
     }
     return new TollgateClient(nc, true, options);
   }
@@ -147,12 +142,13 @@ export class TollgateClient {
       topK: options.topK ?? 0,
       sessionId: options.sessionId ?? '',
     });
-    const response = await this.#exchange(
-      subjects.listTools,
-      toBinary(ListToolsRequestSchema, request),
-      ListToolsResponseSchema,
-      this.#timeoutMs,
-    );
+    const response = await this.#plane.request({
+      subject: subjects.listTools,
+      schema: ListToolsRequestSchema,
+      message: request,
+      replySchema: ListToolsResponseSchema,
+      timeoutMs: this.#timeoutMs,
+    });
     const tools = response.tools.map(readTool);
     for (const tool of tools) this.#tools.set(tool.name, tool);
     return tools;
@@ -164,12 +160,13 @@ export class TollgateClient {
       name,
       format: protoFormat(options.format ?? 'json_schema'),
     });
-    const response = await this.#exchange(
-      subjects.getTool,
-      toBinary(GetToolRequestSchema, request),
-      GetToolResponseSchema,
-      this.#timeoutMs,
-    );
+    const response = await this.#plane.request({
+      subject: subjects.getTool,
+      schema: GetToolRequestSchema,
+      message: request,
+      replySchema: GetToolResponseSchema,
+      timeoutMs: this.#timeoutMs,
+    });
     if (response.tool === undefined)
       throw malformed(`get_tool answered without a tool for ${name}`);
     const tool = readTool(response.tool);
@@ -211,13 +208,14 @@ export class TollgateClient {
     const watch = this.#watch(callId);
     let read: ReadResult;
     try {
-      const reply = await this.#exchange(
-        definition.callSubject,
-        toBinary(CallRequestSchema, request),
-        CallResultSchema,
-        timeoutMs + REPLY_GRACE_MS,
-        { 'tollgate.tool': definition.name, 'tollgate.call_id': callId },
-      );
+      const reply = await this.#plane.request({
+        subject: definition.callSubject,
+        schema: CallRequestSchema,
+        message: request,
+        replySchema: CallResultSchema,
+        timeoutMs: timeoutMs + REPLY_GRACE_MS,
+        attributes: { 'tollgate.tool': definition.name, 'tollgate.call_id': callId },
+      });
       read = readCallResult(reply, callId);
     } catch (err) {
       this.#unwatch(watch);
@@ -248,12 +246,13 @@ export class TollgateClient {
   /** What the executor knows about a call now (`call_result`); parked calls stay pending. */
   async fetchResult(callId: string): Promise<ReadResult> {
     const request = create(CallRequestSchema, { callId });
-    const reply = await this.#exchange(
-      subjects.callResult,
-      toBinary(CallRequestSchema, request),
-      CallResultSchema,
-      this.#timeoutMs,
-    );
+    const reply = await this.#plane.request({
+      subject: subjects.callResult,
+      schema: CallRequestSchema,
+      message: request,
+      replySchema: CallResultSchema,
+      timeoutMs: this.#timeoutMs,
+    });
     return readCallResult(reply, callId);
   }
 
@@ -290,38 +289,6 @@ export class TollgateClient {
   #unwatch(watch: CallWatch): void {
     watch.close();
     this.#watches.delete(watch);
-  }
-
-  /** One request: token + traceparent headers; an error header or transport failure is thrown. */
-  async #exchange<S extends DescMessage>(
-    subject: string,
-    body: Uint8Array,
-    schema: S,
-    timeoutMs: number,
-    attributes: Record<string, string> = {},
-  ): Promise<MessageShape<S>> {
-    return inClientSpan(
-      `tollgate request ${subject}`,
-      { 'messaging.destination.name': subject, ...attributes },
-      async () => {
-        const hdrs = natsHeaders();
-        hdrs.set(AUTHORIZATION_HEADER, `Bearer ${this.#token}`);
-        injectTraceparent(hdrs);
-        let reply;
-        try {
-          reply = await this.#nc.request(subject, body, { timeout: timeoutMs, headers: hdrs });
-        } catch (err) {
-          throw errorFromTransport(err, subject, timeoutMs);
-        }
-        const failure = reply.headers?.get(ERROR_HEADER);
-        if (failure) throw errorFromHeader(failure);
-        try {
-          return fromBinary(schema, reply.data);
-        } catch {
-          throw malformed(`the reply on ${subject} is not a ${schema.typeName}`);
-        }
-      },
-    );
   }
 }
 

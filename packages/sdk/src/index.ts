@@ -41,13 +41,8 @@ export type { Tool } from './tools.js';
 export { ERROR_HEADER, readTokenClaims, subjects } from './protocol.js';
 export type { TokenClaims, ToolFormatName } from './protocol.js';
 export { runAgent, DEFAULT_SYSTEM_PROMPT } from './agent/run-agent.js';
-export type {
-  AgentRun,
-  AgentStep,
-  AgentToolCall,
-  AgentTools,
-  RunAgentOptions,
-} from './agent/run-agent.js';
+export type { AgentRun, AgentStep, AgentTools, RunAgentOptions } from './agent/run-agent.js';
+export type { AgentToolCall } from './agent/tool-call.js';
 export { llmConfigFromEnv, openaiClient } from './agent/llm.js';
 export type { LlmConfig } from './agent/llm.js';
 export { DEFAULT_COMPACTION, compactResult } from './agent/compact.js';
@@ -69,6 +64,8 @@ export type {
   ScriptedReply,
 } from './model/scripted-server.js';
 export { createDemoScript, demoReply } from './model/demo-script.js';
+export { llmOrScriptedModel } from './model/llm-or-scripted.js';
+export type { ModelEndpoint } from './model/llm-or-scripted.js';
 export { extractResourceFromText } from './model/resource-extraction.js';
 export { pathSegments, repairArguments } from './model/argument-repair.js';
 export {

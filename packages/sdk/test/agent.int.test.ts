@@ -13,6 +13,7 @@ import {
   InMemorySessionStore,
   TollgateClient,
   createDemoScript,
+  llmOrScriptedModel,
   readSnapshot,
   runAgent,
   startScriptedModelServer,
@@ -285,6 +286,62 @@ describe('agent - answering with tools', () => {
     const feedback = JSON.parse(server.requests[1]!.messages.at(-1)!.content!) as JsonObject;
     expect(feedback).toMatchObject({ category: 'fix_arguments', code: 'UNKNOWN_TOOL' });
     expect(String(feedback.message)).toContain(searchTool);
+  });
+});
+
+describe('agent - without an LLM', () => {
+  it('agent - with no endpoint configured the scripted model serves the demo', async () => {
+    behaviour = lookUpOrders;
+    const endpoint = await llmOrScriptedModel({});
+    try {
+      expect(endpoint.scripted).toBe(true);
+      const run = await runAgent({
+        client,
+        llm: endpoint.llm,
+        task: 'order ORD-1007?',
+        sessionId: uniqueName('s'),
+      });
+      expect(run.answer).toContain('ORD-1007');
+    } finally {
+      await endpoint.close();
+    }
+  });
+});
+
+describe('agent - parked calls', () => {
+  it('agent - with completionWaitMs a call parked for approval is awaited and its result fed back', async () => {
+    behaviour = (request) => {
+      setTimeout(() => {
+        standIn.complete(request.callId, {
+          status: CallStatus.OK,
+          data: fromJson(ValueSchema, orders(1)),
+        });
+      }, 50);
+      return { status: CallStatus.PENDING_APPROVAL, approvalId: 'appr-agent' };
+    };
+    const server = await startModel(createDemoScript());
+    const run = await runAgent({
+      client,
+      llm: llmOf(server),
+      task: 'order ORD-1000?',
+      sessionId: uniqueName('s'),
+      completionWaitMs: 30_000,
+    });
+    expect(run.steps[0]!.toolCalls[0]!.status).toBe('ok');
+    expect(run.answer).toContain('ORD-1000');
+  });
+
+  it('agent - without waiting, a parked call is reported to the model as pending approval', async () => {
+    behaviour = () => ({ status: CallStatus.PENDING_APPROVAL, approvalId: 'appr-agent-2' });
+    const server = await startModel(createDemoScript());
+    const run = await runAgent({
+      client,
+      llm: llmOf(server),
+      task: 'order ORD-1000?',
+      sessionId: uniqueName('s'),
+    });
+    expect(run.steps[0]!.toolCalls[0]!.status).toBe('pending_approval');
+    expect(run.answer).toBe('The request awaits approval by a person (approval appr-agent-2).');
   });
 });
 

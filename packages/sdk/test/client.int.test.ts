@@ -222,7 +222,7 @@ describe('client - parked and long-running calls', () => {
     expect(outcome.status).toBe('pending_approval');
     if (outcome.status !== 'pending_approval') return;
     expect(outcome.approvalId).toBe('appr-1');
-    const waiting = outcome.wait({ timeoutMs: 30_000, pollIntervalMs: 60_000 });
+    const waiting = outcome.wait({ timeoutMs: 600_000, pollIntervalMs: 600_000 });
     standIn.complete(outcome.callId, {
       status: CallStatus.OK,
       data: fromJson(ValueSchema, orders(1)),
@@ -231,6 +231,24 @@ describe('client - parked and long-running calls', () => {
     const final = await waiting;
     expect(final).toMatchObject({ status: 'ok', callId: outcome.callId, data: orders(1) });
     expect(standIn.polls).toContain(outcome.callId);
+  });
+
+  it('client - a completion published before the reply arrives is not missed', async () => {
+    behaviour = (request) => {
+      // The executor finishes and announces the call before it answers the request.
+      standIn.complete(request.callId, {
+        status: CallStatus.OK,
+        data: fromJson(ValueSchema, { raced: true }),
+      });
+      return { status: CallStatus.ACCEPTED, taskId: 'task-race' };
+    };
+    const outcome = await client.call(searchTool, { filters: null, limit: null, cursor: null });
+    if (outcome.status !== 'accepted') throw new Error(`expected accepted, got ${outcome.status}`);
+    const pollsBefore = standIn.polls.length;
+    const final = await outcome.wait({ timeoutMs: 600_000, pollIntervalMs: 600_000 });
+    expect(final).toMatchObject({ status: 'ok', data: { raced: true } });
+    // Woken by the event (the poll timer would outlast the test), then one poll fetched the data.
+    expect(standIn.polls.length - pollsBefore).toBe(1);
   });
 
   it('client - a rejected approval resolves as a NeedsHumanError outcome from the event alone', async () => {
@@ -246,7 +264,7 @@ describe('client - parked and long-running calls', () => {
         message: 'rejected by alice',
       },
     });
-    const final = await outcome.wait({ timeoutMs: 30_000, pollIntervalMs: 60_000 });
+    const final = await outcome.wait({ timeoutMs: 600_000, pollIntervalMs: 600_000 });
     expect(final.status).toBe('error');
     if (final.status !== 'error') return;
     expect(final.error).toBeInstanceOf(NeedsHumanError);

@@ -4,6 +4,7 @@ import {
   demoReply,
   echoDraft,
   extractResourceFromText,
+  llmConfigFromEnv,
   parseChatRequest,
   pathSegments,
   readAgreement,
@@ -194,5 +195,20 @@ describe('registration - extraction', () => {
     ['hmm, what about status?', 'unclear'],
   ])('registration - the reply %j reads as %s', (reply, expected) => {
     expect(readAgreement(reply)).toBe(expected);
+  });
+});
+
+describe('llm - configuration', () => {
+  it('llm - the endpoint comes from TOLLGATE_LLM_*; a URL without a model is an error', () => {
+    expect(llmConfigFromEnv({})).toBeUndefined();
+    expect(
+      llmConfigFromEnv({
+        TOLLGATE_LLM_BASE_URL: 'http://127.0.0.1:11434/v1',
+        TOLLGATE_LLM_MODEL: 'qwen2.5',
+      }),
+    ).toEqual({ baseURL: 'http://127.0.0.1:11434/v1', model: 'qwen2.5' });
+    expect(() => llmConfigFromEnv({ TOLLGATE_LLM_BASE_URL: 'http://x/v1' })).toThrow(
+      'TOLLGATE_LLM_MODEL must name a model when TOLLGATE_LLM_BASE_URL is set',
+    );
   });
 });

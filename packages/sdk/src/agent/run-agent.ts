@@ -1,10 +1,6 @@
-import type { JsonObject } from '@bufbuild/protobuf';
 import type OpenAI from 'openai';
 import type { TollgateClient } from '../client.js';
-import type { ErrorCategory, ErrorCode } from '@tollgate/core';
-import { isToolCallError, toolCallError } from '../errors.js';
-import type { ToolCallError } from '../errors.js';
-import type { CallMeta, CallOutcome } from '../result.js';
+import { toolCallError } from '../errors.js';
 import type { Tool } from '../tools.js';
 import type { CompactionLimits } from './compact.js';
 import { openaiClient } from './llm.js';
@@ -12,7 +8,8 @@ import type { LlmConfig } from './llm.js';
 import { SNAPSHOT_FORMAT, readSnapshot, snapshotToJson } from './snapshot.js';
 import type { AgentSnapshot, ConversationMessage, ConversationToolCall } from './snapshot.js';
 import type { SessionStore } from './session-store.js';
-import { errorMessage, toolMessageContent } from './tool-message.js';
+import { runToolCall } from './tool-call.js';
+import type { AgentToolCall, ToolCallContext } from './tool-call.js';
 import { openaiToolsFor } from './openai-tools.js';
 
 export const DEFAULT_SYSTEM_PROMPT = [
@@ -46,18 +43,6 @@ export interface RunAgentOptions {
   /** Wait this long for a call parked for approval or accepted (default 0: report it as is). */
   completionWaitMs?: number;
   signal?: AbortSignal;
-}
-
-/** One tool call the model made in a step, and how it went. */
-export interface AgentToolCall {
-  id: string;
-  tool: string;
-  /** Parsed arguments, or the raw text when it was not JSON. */
-  arguments: JsonObject | string;
-  status: CallOutcome['status'];
-  callId?: string;
-  error?: { code: ErrorCode; category: ErrorCategory; message: string };
-  meta?: CallMeta;
 }
 
 /** One model turn: what it said and the tools it called. */
@@ -113,7 +98,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     sessionId,
     ...(options.topK ? { topK: options.topK } : {}),
   });
-  const offered = new Map(tools.map((tool) => [tool.name, tool]));
+  const context: ToolCallContext = {
+    client,
+    offered: new Map(tools.map((tool) => [tool.name, tool])),
+    sessionId,
+    ...(options.compaction ? { compaction: options.compaction } : {}),
+    ...(options.completionWaitMs ? { completionWaitMs: options.completionWaitMs } : {}),
+  };
   const llm = openaiClient(options.llm);
   const steps: AgentStep[] = [];
 
@@ -142,12 +133,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     });
     const record: AgentStep = { step, assistant: reply.content ?? null, toolCalls: [] };
     for (const call of toolCalls) {
-      const done = await runToolCall(
-        call,
-        offered,
-        options,
-        `${sessionId}:${sessionSteps}:${call.id}`,
-      );
+      const done = await runToolCall(call, context, `${sessionId}:${sessionSteps}:${call.id}`);
       messages.push({ role: 'tool', tool_call_id: call.id, content: done.content });
       record.toolCalls.push(done.record);
     }
@@ -215,86 +201,4 @@ async function complete(
         },
   );
   return { content: message.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
-}
-
-async function runToolCall(
-  call: ConversationToolCall,
-  offered: Map<string, Tool>,
-  options: RunAgentOptions,
-  idempotencyKey: string,
-): Promise<{ content: string; record: AgentToolCall }> {
-  const name = call.function.name;
-  const tool = offered.get(name);
-  const args = parseArguments(call.function.arguments);
-  const base = { id: call.id, tool: name, arguments: args };
-  const failed = (error: ToolCallError, extra: Partial<AgentToolCall> = {}) => ({
-    content: JSON.stringify(errorMessage(error)),
-    record: {
-      ...base,
-      ...extra,
-      status: 'error' as const,
-      error: { code: error.code, category: error.category, message: error.message },
-    },
-  });
-  if (tool === undefined) {
-    return failed(
-      toolCallError({
-        code: 'UNKNOWN_TOOL',
-        message: `there is no tool named ${JSON.stringify(name)}; use one of: ${[...offered.keys()].join(', ') || '(none)'}`,
-      }),
-    );
-  }
-  if (typeof args === 'string') {
-    return failed(
-      toolCallError({
-        code: 'ARGUMENTS_INVALID',
-        message: 'the arguments are not a JSON object',
-        details: [
-          {
-            path: '',
-            message: 'arguments must be a JSON object',
-            expected: 'object',
-            found: args.slice(0, 200),
-          },
-        ],
-      }),
-    );
-  }
-  let outcome: CallOutcome;
-  try {
-    outcome = await options.client.call(tool, args, {
-      sessionId: options.sessionId,
-      ...(tool.operation === 'write' ? { idempotencyKey } : {}),
-    });
-    if (
-      (outcome.status === 'pending_approval' || outcome.status === 'accepted') &&
-      options.completionWaitMs
-    ) {
-      outcome = await outcome.wait({ timeoutMs: options.completionWaitMs });
-    }
-  } catch (err) {
-    if (!isToolCallError(err)) throw err;
-    return failed(err);
-  }
-  const record: AgentToolCall = { ...base, status: outcome.status, callId: outcome.callId };
-  if (outcome.meta) record.meta = outcome.meta;
-  if (outcome.status === 'error') {
-    record.error = {
-      code: outcome.error.code,
-      category: outcome.error.category,
-      message: outcome.error.message,
-    };
-  }
-  return { content: toolMessageContent(outcome, options.compaction), record };
-}
-
-function parseArguments(text: string): JsonObject | string {
-  try {
-    const parsed: unknown = JSON.parse(text === '' ? '{}' : text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as JsonObject)
-      : text;
-  } catch {
-    return text;
-  }
 }

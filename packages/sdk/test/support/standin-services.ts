@@ -177,7 +177,8 @@ export class StandInServices {
     const answer = this.#options.onCall(request);
     if (answer === 'no-reply') return 'no-reply';
     const result = create(CallResultSchema, { ...answer, callId: answer.callId ?? request.callId });
-    this.#results.set(request.callId, result);
+    // A call finished while it was being answered keeps its final result.
+    if (!this.#results.has(request.callId)) this.#results.set(request.callId, result);
     return toBinary(CallResultSchema, result);
   }
 
