@@ -1,11 +1,55 @@
-import { bootService, ensureEventStream, serviceEndpoints } from '@tollgate/kit';
+import { randomBytes } from 'node:crypto';
+import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
+import { createConnectorRegistry } from '@tollgate/core';
+import {
+  bootService,
+  createCredentialResolver,
+  ensureDevIssuer,
+  loadTokenVerifier,
+  serviceEndpoints,
+} from '@tollgate/kit';
+import { DEV_ISSUER_FILE, executorConfig } from './config.js';
+import { startExecutor } from './service.js';
 
 await bootService({
   name: 'executor',
-  config: {},
+  config: executorConfig,
   grpcAddress: serviceEndpoints.executor,
   mongo: false,
-  async start({ nc }) {
-    await ensureEventStream(nc);
+  async start({ config, logger, nc, lifecycle }) {
+    let issuers = config.trustedIssuersFile;
+    if (issuers === '') {
+      issuers = DEV_ISSUER_FILE;
+      await ensureDevIssuer(issuers);
+      logger.warn({ file: issuers }, 'no TOLLGATE_TRUSTED_ISSUERS_FILE: trusting the dev issuer');
+    }
+    let cursorKey = config.cursorKey;
+    if (cursorKey === '') {
+      cursorKey = randomBytes(32).toString('base64url');
+      logger.warn(
+        'no TOLLGATE_CURSOR_KEY: using a random key, so cursors do not survive a restart and are not accepted by other instances',
+      );
+    }
+    const connectors = createConnectorRegistry([elasticsearchConnector]);
+    const running = await startExecutor({
+      nc,
+      logger,
+      verifier: await loadTokenVerifier(issuers),
+      connectors,
+      credentials: createCredentialResolver(),
+      approvalsDurable: config.approvalsDurable,
+      settings: {
+        cursorKey,
+        defaultCallTimeoutMs: config.defaultCallTimeoutMs,
+        maxCallTimeoutMs: config.maxCallTimeoutMs,
+        acceptAfterMs: config.acceptAfterMs,
+        maxResultBytes: config.maxResultBytes,
+        approvalTtlMs: config.approvalTtlMs,
+      },
+    });
+    lifecycle.add('executor', async () => {
+      await running.stop();
+      await connectors.close();
+    });
   },
 });

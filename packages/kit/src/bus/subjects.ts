@@ -59,6 +59,10 @@ export const buckets = {
   idempotency: 'tollgate_idempotency',
   /** Shared rate-limit counters. */
   rateLimits: 'tollgate_rate_limits',
+  /** Calls parked for approval, key `<call id>` (TTL: approval expiry + margin). */
+  parkedCalls: 'tollgate_parked_calls',
+  /** Results of parked and accepted calls for polling, key `<call id>` (TTL 24 h). */
+  callResults: 'tollgate_call_results',
 } as const;
 
 export function resourceKey(tenant: string, environment: string, name: string): string {

@@ -1,0 +1,177 @@
+import { CallStatus } from '@tollgate/contracts/call/v1';
+import { ApprovalStatus } from '@tollgate/contracts/policy/v1';
+import type { Approval } from '@tollgate/contracts/policy/v1';
+import { TollgateError } from '@tollgate/core';
+import type { Principal, ToolValidatorCache } from '@tollgate/core';
+import { inSpan } from '@tollgate/kit';
+import type { Logger } from '@tollgate/kit';
+import { CALL_ID, deadlineOf, traceIdOf } from './call-trail.js';
+import type { CallTrail } from './call-trail.js';
+import { approvalObstacle, approvedResource } from './pipeline/approval.js';
+import { decideCall, denialError } from './pipeline/decide.js';
+import type { PolicyDeciders } from './pipeline/decide.js';
+import { errorResult } from './pipeline/reply.js';
+import type { ResourceCatalog } from './pipeline/resolve.js';
+import { validateCall } from './pipeline/validate.js';
+import type { CallRunner } from './runner.js';
+import type { CallResults } from './state/call-results.js';
+import type { ParkedCall, ParkedCalls } from './state/parked-calls.js';
+
+/** What settling a decided approval needs. */
+export interface SettleDeps {
+  runner: CallRunner;
+  parked: ParkedCalls;
+  results: CallResults;
+  resources: ResourceCatalog;
+  deciders: PolicyDeciders;
+  validators: ToolValidatorCache;
+  logger: Logger;
+  clock: () => number;
+  settings: { maxCallTimeoutMs: number };
+}
+
+/** After this long, a claimed decision whose call never finished is reported as unknown. */
+const STALE_CLAIM_MARGIN_MS = 60_000;
+
+/**
+ * Settles one `approval.decided` event: the parked call runs exactly once (the claim
+ * `done.<call id>` is taken with `kv.create`) through the normal stages — re-resolved at the
+ * approved resource version, re-decided (a policy that now denies wins), re-validated —
+ * or completes with APPROVAL_REJECTED / APPROVAL_EXPIRED. Its result is stored for polling and
+ * announced by `call.completed` carrying the approval id. 'retry' asks for redelivery.
+ */
+export async function settleApproval(
+  approval: Approval,
+  deps: SettleDeps,
+): Promise<'ack' | 'retry'> {
+  if (approval.status === ApprovalStatus.PENDING || !CALL_ID.test(approval.callId)) return 'ack';
+  const parked = await deps.parked.get(approval.callId);
+  if (parked === undefined) return 'ack';
+  const now = deps.clock();
+  if (await deps.parked.claim(parked.callId, now)) {
+    return inSpan('executor.resume', async () => {
+      const recorded = await run(parked, approval, deps, now);
+      return recorded ? 'ack' : 'retry';
+    });
+  }
+  return settleClaimed(parked, deps, now);
+}
+
+/** A decision seen again after an instance claimed it: finish what that instance could not. */
+async function settleClaimed(
+  parked: ParkedCall,
+  deps: SettleDeps,
+  now: number,
+): Promise<'ack' | 'retry'> {
+  const stored = await deps.results.get(parked.callId, parked.principal);
+  if (stored !== undefined && isFinal(stored.status)) {
+    // The result was stored but its event may not have been: record it again (deduplicated downstream).
+    const trail = trailOf(parked, now);
+    const recorded = await deps.runner.record(trail, stored, 'completed');
+    return recorded.recorded ? 'ack' : 'retry';
+  }
+  const claimedAt = (await deps.parked.claimedAt(parked.callId)) ?? now;
+  if (now - claimedAt < deps.settings.maxCallTimeoutMs + STALE_CLAIM_MARGIN_MS) return 'retry';
+  const trail = trailOf(parked, now);
+  const unknown =
+    parked.operation === 'write'
+      ? new TollgateError(
+          'WRITE_OUTCOME_UNKNOWN',
+          'The executor running this approved write stopped; it may or may not have been applied. Check before writing again.',
+        )
+      : new TollgateError(
+          'INTERNAL',
+          'The executor running this approved call stopped; call again.',
+        );
+  const recorded = await deps.runner.record(trail, errorResult(trail, unknown, now), 'completed');
+  return recorded.recorded ? 'ack' : 'retry';
+}
+
+async function run(
+  parked: ParkedCall,
+  approval: Approval,
+  deps: SettleDeps,
+  now: number,
+): Promise<boolean> {
+  const trail = trailOf(parked, now);
+  const { runner } = deps;
+  const recorded = await runner.runAndRecord(trail, async () => {
+    const obstacle = approvalObstacle(parked, approval, now);
+    if (obstacle !== undefined) throw obstacle;
+    const principal = trail.principal as Principal;
+    const resource = await runner.stage(trail, 'resolve', () =>
+      approvedResource(
+        parked,
+        deps.resources.lookup(principal.tenant, principal.environment, parked.resource.name),
+      ),
+    );
+    trail.resource = resource;
+    const verdict = await runner.stage(trail, 'decide', () => {
+      const decided = decideCall(
+        deps.deciders,
+        principal,
+        resource,
+        parked.operation,
+        parked.args,
+        deps.clock(),
+      );
+      trail.decision = decided.decision;
+      if (decided.decision.decision === 'deny') throw denialError(decided.decision);
+      return decided;
+    });
+    const validated = await runner.stage(trail, 'validate', () =>
+      validateCall(
+        deps.validators,
+        resource,
+        verdict.permissions,
+        parked.tool.name,
+        parked.tool.version,
+        parked.args,
+      ),
+    );
+    trail.tool = validated.tool;
+    trail.args = validated.args;
+    return runner.perform(trail, {
+      principal,
+      resource,
+      permissions: verdict.permissions,
+      operation: parked.operation,
+      args: validated.args,
+    });
+  });
+  deps.logger.info(
+    {
+      callId: parked.callId,
+      approvalId: parked.approvalId,
+      status: CallStatus[recorded.result.status],
+    },
+    'parked call settled',
+  );
+  return recorded.recorded;
+}
+
+/** The trail of a resumed call: pollable, reported by `call.completed` with its approval id. */
+function trailOf(parked: ParkedCall, now: number): CallTrail {
+  const budgetMs = parked.budgetMs;
+  return {
+    callId: parked.callId,
+    sessionId: parked.sessionId,
+    requestedTool: parked.tool.name,
+    arguments: parked.args,
+    idempotencyKey: parked.idempotencyKey,
+    startedAt: now,
+    budgetMs,
+    deadline: deadlineOf(now, budgetMs),
+    stage: 'approval',
+    phase: 'finishing',
+    traceId: traceIdOf(undefined),
+    principal: { ...parked.principal },
+    operation: parked.operation,
+    approvalId: parked.approvalId,
+    pollable: true,
+  };
+}
+
+function isFinal(status: CallStatus): boolean {
+  return status === CallStatus.OK || status === CallStatus.ERROR;
+}

@@ -1,0 +1,276 @@
+import type { CallRequest, CallResult } from '@tollgate/contracts/call/v1';
+import type { Approval } from '@tollgate/contracts/policy/v1';
+import { TollgateError, ToolValidatorCache } from '@tollgate/core';
+import type { ConnectorRegistry, CredentialResolver } from '@tollgate/core';
+import { publishEnvelope } from '@tollgate/kit';
+import type { EventPublisher, Logger } from '@tollgate/kit';
+import { settleApproval } from './approvals.js';
+import { CALL_ID, deadlineOf, traceIdOf } from './call-trail.js';
+import type { CallTrail } from './call-trail.js';
+import { parkedCallOf } from './pipeline/approval.js';
+import { approvalRequest, approvalRequestedEvent, completedEvent } from './pipeline/audit-event.js';
+import type { Authenticator } from './pipeline/authenticate.js';
+import { decideCall, denialError, policyPrincipal } from './pipeline/decide.js';
+import type { PolicyDeciders, Verdict } from './pipeline/decide.js';
+import type { IdempotencyStore } from './pipeline/idempotency.js';
+import type { RateLimiter } from './pipeline/rate-limit.js';
+import { acceptedResult, errorResult, pendingResult } from './pipeline/reply.js';
+import { resolveResource } from './pipeline/resolve.js';
+import type { ResourceCatalog } from './pipeline/resolve.js';
+import { operationOf, validateCall } from './pipeline/validate.js';
+import { CallRunner } from './runner.js';
+import type { ApprovedCall } from './runner.js';
+import type { CallResults } from './state/call-results.js';
+import type { ParkedCalls } from './state/parked-calls.js';
+
+/** The executor's tunables (see config.ts for their variables and defaults). */
+export interface ExecutorSettings {
+  /** Key sealing pagination cursors; the same on every instance. */
+  cursorKey: string;
+  defaultCallTimeoutMs: number;
+  maxCallTimeoutMs: number;
+  /** Answer `accepted` after this long (0: never). */
+  acceptAfterMs: number;
+  maxResultBytes: number;
+  approvalTtlMs: number;
+}
+
+/** What an executor is built from; tests construct it with real clients. */
+export interface ExecutorDeps {
+  authenticator: Authenticator;
+  resources: ResourceCatalog;
+  deciders: PolicyDeciders;
+  connectors: ConnectorRegistry;
+  credentials: CredentialResolver;
+  events: EventPublisher;
+  idempotency: IdempotencyStore;
+  rateLimits: RateLimiter;
+  parked: ParkedCalls;
+  results: CallResults;
+  logger: Logger;
+  settings: ExecutorSettings;
+  /** Compiled tool validators; one per executor by default. */
+  validators?: ToolValidatorCache;
+  clock?: () => number;
+}
+
+/** Transport facts about one call request. */
+export interface CallInput {
+  /** The `authorization` header, as sent. */
+  authorization: string | undefined;
+  /** Resource kind and name from the subject `tollgate.v1.call.<kind>.<resource>`. */
+  kind: string;
+  resource: string;
+  /** Epoch ms the request arrived. */
+  receivedAt: number;
+  /** The caller's W3C `traceparent`, for the trace id when no tracer is running here. */
+  traceparent?: string;
+}
+
+/**
+ * Turns a tool call into at most one controlled upstream query: authenticate → resolve →
+ * decide → (rate limit) → validate → approval → idempotency → credential → compile → execute →
+ * shape → record → answer. Transport-free: `api.ts` feeds it NATS messages.
+ */
+export class Executor {
+  readonly #deps: ExecutorDeps;
+  readonly #runner: CallRunner;
+  readonly #validators: ToolValidatorCache;
+  readonly #clock: () => number;
+
+  constructor(deps: ExecutorDeps) {
+    this.#deps = deps;
+    this.#clock = deps.clock ?? Date.now;
+    this.#validators = deps.validators ?? new ToolValidatorCache();
+    this.#runner = new CallRunner({
+      connectors: deps.connectors,
+      credentials: deps.credentials,
+      events: deps.events,
+      idempotency: deps.idempotency,
+      results: deps.results,
+      logger: deps.logger,
+      clock: this.#clock,
+      cursorKey: deps.settings.cursorKey,
+      maxResultBytes: deps.settings.maxResultBytes,
+    });
+  }
+
+  /**
+   * Handles one call and resolves with the answer to send, once its audit event is stored.
+   * A call still running after `acceptAfterMs` is answered `accepted` and finishes with an event.
+   */
+  async call(request: CallRequest, input: CallInput): Promise<CallResult> {
+    const trail = this.#trailOf(request, input);
+    const finished = this.#runner
+      .runAndRecord(trail, () => this.#pipeline(trail, request, input))
+      .then((recorded) => recorded.result);
+    const wait = this.#deps.settings.acceptAfterMs;
+    if (wait <= 0 || trail.budgetMs <= wait) return finished;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), wait);
+    });
+    const first = await Promise.race([finished, late]);
+    clearTimeout(timer);
+    if (first !== 'late' || trail.phase !== 'running') return finished;
+    trail.phase = 'accepted';
+    trail.pollable = true;
+    const acceptance = this.#accept(trail);
+    trail.acceptance = acceptance.catch(() => undefined);
+    return acceptance;
+  }
+
+  /** What `call_result` answers: the stored result of a parked or accepted call of the caller. */
+  async poll(callId: string, authorization: string | undefined): Promise<CallResult> {
+    const principal = await this.#deps.authenticator.authenticate(authorization);
+    const stored = CALL_ID.test(callId)
+      ? await this.#deps.results.get(callId, principal)
+      : undefined;
+    if (stored === undefined) {
+      throw new TollgateError(
+        'NOT_FOUND',
+        `No call ${JSON.stringify(callId.slice(0, 64))} of yours is waiting or finished here; only parked and accepted calls are kept, for 24 h.`,
+      );
+    }
+    return stored;
+  }
+
+  /** Handles an `approval.decided` event; 'retry' asks for redelivery. */
+  settleApproval(approval: Approval): Promise<'ack' | 'retry'> {
+    return settleApproval(approval, {
+      ...this.#deps,
+      runner: this.#runner,
+      validators: this.#validators,
+      clock: this.#clock,
+    });
+  }
+
+  async #pipeline(trail: CallTrail, request: CallRequest, input: CallInput): Promise<CallResult> {
+    const { authenticator, resources, deciders, rateLimits } = this.#deps;
+    const run = this.#runner;
+    const principal = await run.stage(trail, 'authenticate', () =>
+      authenticator.authenticate(input.authorization),
+    );
+    trail.principal = principal;
+    const resource = await run.stage(trail, 'resolve', () =>
+      resolveResource(resources, principal, input.kind, input.resource),
+    );
+    trail.resource = resource;
+    const verdict: Verdict = await run.stage(trail, 'decide', () => {
+      trail.operation = operationOf(resource, trail.requestedTool);
+      const decided = decideCall(
+        deciders,
+        principal,
+        resource,
+        trail.operation,
+        trail.arguments,
+        this.#clock(),
+      );
+      trail.decision = decided.decision;
+      if (decided.decision.decision === 'deny') throw denialError(decided.decision);
+      return decided;
+    });
+    const operation = trail.operation!;
+    const limits =
+      verdict.decider?.rateLimitsFor(policyPrincipal(principal), trail.requestedTool) ?? [];
+    if (limits.length > 0) await run.stage(trail, 'rate_limit', () => rateLimits.admit(limits));
+    const validated = await run.stage(trail, 'validate', () =>
+      validateCall(
+        this.#validators,
+        resource,
+        verdict.permissions,
+        trail.requestedTool,
+        request.toolVersion,
+        trail.arguments,
+      ),
+    );
+    trail.tool = validated.tool;
+    trail.args = validated.args;
+    const call: ApprovedCall = {
+      principal,
+      resource,
+      permissions: verdict.permissions,
+      operation,
+      args: validated.args,
+    };
+    if (verdict.decision.decision === 'require_approval') {
+      return run.stage(trail, 'approval', () => this.#park(trail, call, verdict));
+    }
+    return run.perform(trail, call);
+  }
+
+  /** Parks a call that needs a person's approval and tells the policy service about it. */
+  async #park(trail: CallTrail, call: ApprovedCall, verdict: Verdict): Promise<CallResult> {
+    const now = this.#clock();
+    const parked = parkedCallOf({
+      callId: trail.callId,
+      sessionId: trail.sessionId,
+      principal: call.principal,
+      resource: call.resource,
+      tool: trail.tool!,
+      operation: call.operation,
+      args: call.args,
+      decision: verdict.decision,
+      idempotencyKey: trail.idempotencyKey,
+      budgetMs: trail.budgetMs,
+      now,
+      ttlMs: this.#deps.settings.approvalTtlMs,
+    });
+    if (!(await this.#deps.parked.park(parked))) {
+      throw new TollgateError(
+        'INVALID_ARGUMENT',
+        'This call_id was already used; send a fresh one.',
+        {
+          details: [{ path: 'call_id', message: 'already used', found: trail.callId }],
+        },
+      );
+    }
+    trail.approvalId = parked.approvalId;
+    trail.pollable = true;
+    const approval = approvalRequest(trail, {
+      id: parked.approvalId,
+      bindingHash: parked.bindingHash,
+      requestedAt: parked.requestedAt,
+      expiresAt: parked.expiresAt,
+    });
+    await publishEnvelope(this.#deps.events, approvalRequestedEvent(trail, approval));
+    return pendingResult(trail, parked.approvalId, now);
+  }
+
+  /** Records and answers `accepted`; the final result follows as an event and for polling. */
+  async #accept(trail: CallTrail): Promise<CallResult> {
+    const result = acceptedResult(trail, this.#clock());
+    try {
+      await publishEnvelope(this.#deps.events, completedEvent(trail, result));
+      if (trail.principal !== undefined) await this.#deps.results.put(trail.principal, result);
+      return result;
+    } catch {
+      const withheld = new TollgateError(
+        'INTERNAL',
+        'The call is still running but could not be recorded as accepted; poll call_result for its outcome.',
+      );
+      return errorResult(trail, withheld, this.#clock());
+    }
+  }
+
+  #trailOf(request: CallRequest, input: CallInput): CallTrail {
+    const { defaultCallTimeoutMs, maxCallTimeoutMs } = this.#deps.settings;
+    const budgetMs = Math.min(
+      request.timeoutMs > 0 ? request.timeoutMs : defaultCallTimeoutMs,
+      maxCallTimeoutMs,
+    );
+    return {
+      callId: request.callId,
+      sessionId: request.sessionId.slice(0, 128),
+      requestedTool: request.tool,
+      arguments: request.arguments ?? {},
+      idempotencyKey: request.idempotencyKey,
+      startedAt: input.receivedAt,
+      budgetMs,
+      deadline: deadlineOf(input.receivedAt, budgetMs),
+      stage: 'authenticate',
+      phase: 'running',
+      traceId: traceIdOf(input.traceparent),
+    };
+  }
+}

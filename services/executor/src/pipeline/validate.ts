@@ -1,0 +1,94 @@
+import { TollgateError, toolName } from '@tollgate/core';
+import type {
+  Operation,
+  PermissionSet,
+  PublishedResource,
+  ToolDefinition,
+  ToolValidatorCache,
+} from '@tollgate/core';
+
+const OPERATIONS: readonly Operation[] = ['search', 'get', 'count', 'aggregate', 'write'];
+
+/**
+ * The operation a tool name stands for on the resource the subject names: the name must be
+ * exactly the synthesizer's `<resource>_<operation>` for that resource.
+ */
+export function operationOf(resource: PublishedResource, tool: string): Operation {
+  const operation = OPERATIONS.find((op) => toolName(resource.name, op) === tool);
+  if (operation === undefined) {
+    throw new TollgateError(
+      'UNKNOWN_TOOL',
+      `Tool ${JSON.stringify(tool.slice(0, 80))} does not belong to ${resource.name}; list tools again.`,
+      {
+        details: [
+          {
+            path: 'tool',
+            message: 'not a tool of this resource',
+            expected: `${resource.name}_<operation>`,
+            found: tool.slice(0, 80),
+          },
+        ],
+      },
+    );
+  }
+  return operation;
+}
+
+/** A call whose arguments matched the tool this principal was handed. */
+export interface ValidatedCall {
+  tool: ToolDefinition;
+  /** The arguments with `null`s removed, as the compiler takes them. */
+  args: Record<string, unknown>;
+}
+
+/**
+ * Validates arguments against exactly the schema the synthesizer gives this principal for this
+ * resource version: the tool set is synthesized and compiled once per (version × permission
+ * set) and cached. A stale `toolVersion` is `UNKNOWN_TOOL`, so an agent holding an old schema
+ * lists tools again instead of guessing; violations are `ARGUMENTS_INVALID` with one detail per
+ * offending path and what was allowed there.
+ */
+export function validateCall(
+  cache: ToolValidatorCache,
+  resource: PublishedResource,
+  permissions: PermissionSet,
+  toolNameSent: string,
+  toolVersion: string,
+  args: unknown,
+): ValidatedCall {
+  const versioned = { ...resource.descriptor, version: resource.version };
+  const validator = cache.validatorFor(versioned, permissions, toolNameSent);
+  if (validator === undefined) {
+    throw new TollgateError(
+      'UNKNOWN_TOOL',
+      `Tool ${toolNameSent} is not available to you on ${resource.name} v${resource.version}; list tools again.`,
+    );
+  }
+  const tool = validator.tool;
+  if (toolVersion !== '' && toolVersion !== tool.version) {
+    throw new TollgateError(
+      'UNKNOWN_TOOL',
+      `Tool ${tool.name} changed since you listed it (${resource.name} is now v${resource.version}); list tools again.`,
+      {
+        details: [
+          {
+            path: 'tool_version',
+            message: 'stale tool version',
+            expected: tool.version,
+            found: toolVersion.slice(0, 80),
+          },
+        ],
+      },
+    );
+  }
+  const checked = validator.validate(args);
+  if (!checked.ok) {
+    const count = checked.details.length;
+    throw new TollgateError(
+      'ARGUMENTS_INVALID',
+      `Arguments do not match ${tool.name}: ${count} problem${count === 1 ? '' : 's'}; fix each path named in details.`,
+      { details: checked.details },
+    );
+  }
+  return { tool, args: checked.args };
+}

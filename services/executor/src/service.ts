@@ -1,0 +1,79 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { ConnectorRegistry, CredentialResolver, TokenVerifier } from '@tollgate/core';
+import { EventPublisher, ensureEventStream } from '@tollgate/kit';
+import type { Logger } from '@tollgate/kit';
+import { serveExecutor } from './api.js';
+import { Executor } from './executor.js';
+import type { ExecutorSettings } from './executor.js';
+import { Authenticator } from './pipeline/authenticate.js';
+import { PolicyDeciders } from './pipeline/decide.js';
+import { IdempotencyStore } from './pipeline/idempotency.js';
+import { RateLimiter } from './pipeline/rate-limit.js';
+import { ResourceCatalog } from './pipeline/resolve.js';
+import { DEFAULT_BUCKETS, openExecutorBuckets } from './state/buckets.js';
+import type { ExecutorBucketNames, ExecutorBuckets } from './state/buckets.js';
+import { CallResults } from './state/call-results.js';
+import { ParkedCalls } from './state/parked-calls.js';
+
+/** What a running executor is started from. */
+export interface StartExecutorOptions {
+  nc: NatsConnection;
+  logger: Logger;
+  verifier: TokenVerifier;
+  connectors: ConnectorRegistry;
+  credentials: CredentialResolver;
+  settings: ExecutorSettings;
+  /** Durable consumer of `approval.decided` (default `executor-approvals`). */
+  approvalsDurable?: string;
+  /** Bucket names (tests isolate themselves with their own). */
+  buckets?: Partial<ExecutorBucketNames>;
+}
+
+/** A started executor: the service logic, its buckets, and how to stop it. */
+export interface RunningExecutor {
+  executor: Executor;
+  buckets: ExecutorBuckets;
+  stop(): Promise<void>;
+}
+
+/**
+ * Opens the buckets, loads resources and policy bundles (and keeps following them), builds the
+ * executor and serves it on NATS for every connector kind. Resolves once it is serving.
+ */
+export async function startExecutor(options: StartExecutorOptions): Promise<RunningExecutor> {
+  const { nc, logger, settings } = options;
+  await ensureEventStream(nc);
+  const names = { ...DEFAULT_BUCKETS, ...options.buckets };
+  const buckets = await openExecutorBuckets(nc, names, settings.approvalTtlMs);
+  const resources = await ResourceCatalog.follow(buckets.resources, logger);
+  const deciders = await PolicyDeciders.follow(buckets.policyBundles, logger);
+  const executor = new Executor({
+    authenticator: new Authenticator(options.verifier),
+    resources,
+    deciders,
+    connectors: options.connectors,
+    credentials: options.credentials,
+    events: new EventPublisher(nc),
+    idempotency: new IdempotencyStore(buckets.idempotency),
+    rateLimits: new RateLimiter(buckets.rateLimits),
+    parked: new ParkedCalls(buckets.parkedCalls),
+    results: new CallResults(buckets.callResults),
+    logger,
+    settings,
+  });
+  const api = await serveExecutor(nc, executor, {
+    kinds: options.connectors.kinds(),
+    logger,
+    approvalsDurable: options.approvalsDurable ?? 'executor-approvals',
+    approvalAckWaitMs: settings.maxCallTimeoutMs + 30_000,
+  });
+  return {
+    executor,
+    buckets,
+    async stop() {
+      await api.stop();
+      resources.stop();
+      deciders.stop();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { buckets, openBucket } from '@tollgate/kit';
+import type { KV } from '@tollgate/kit';
+
+/** The KV buckets an executor reads and writes, by role. */
+export interface ExecutorBucketNames {
+  resources: string;
+  policyBundles: string;
+  idempotency: string;
+  rateLimits: string;
+  parkedCalls: string;
+  callResults: string;
+}
+
+export type ExecutorBuckets = Record<keyof ExecutorBucketNames, KV>;
+
+export const DEFAULT_BUCKETS: ExecutorBucketNames = {
+  resources: buckets.resources,
+  policyBundles: buckets.policyBundles,
+  idempotency: buckets.idempotency,
+  rateLimits: buckets.rateLimits,
+  parkedCalls: buckets.parkedCalls,
+  callResults: buckets.callResults,
+};
+
+const HOUR = 3_600_000;
+
+/**
+ * Opens (creating when missing) the executor's buckets: idempotency records live 25 h (at
+ * least the promised 24 h after their last write), results 24 h, parked calls as long as an
+ * approval may take plus an hour. Counters and projections do not expire.
+ */
+export async function openExecutorBuckets(
+  nc: NatsConnection,
+  names: ExecutorBucketNames,
+  approvalTtlMs: number,
+): Promise<ExecutorBuckets> {
+  const [resources, policyBundles, idempotency, rateLimits, parkedCalls, callResults] =
+    await Promise.all([
+      openBucket(nc, names.resources),
+      openBucket(nc, names.policyBundles),
+      openBucket(nc, names.idempotency, { ttl: 25 * HOUR }),
+      openBucket(nc, names.rateLimits),
+      openBucket(nc, names.parkedCalls, { ttl: approvalTtlMs + HOUR }),
+      openBucket(nc, names.callResults, { ttl: 24 * HOUR }),
+    ]);
+  return { resources, policyBundles, idempotency, rateLimits, parkedCalls, callResults };
+}
