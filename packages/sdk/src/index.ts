@@ -43,7 +43,7 @@ export type { TokenClaims, ToolFormatName } from './protocol.js';
 export { runAgent, DEFAULT_SYSTEM_PROMPT } from './agent/run-agent.js';
 export type { AgentRun, AgentStep, AgentTools, RunAgentOptions } from './agent/run-agent.js';
 export type { AgentToolCall } from './agent/tool-call.js';
-export { llmConfigFromEnv, openaiClient } from './agent/llm.js';
+export { llmConfigFromEnv, llmError, openaiClient } from './agent/llm.js';
 export type { LlmConfig } from './agent/llm.js';
 export { DEFAULT_COMPACTION, compactResult } from './agent/compact.js';
 export type { CompactedResult, CompactionLimits } from './agent/compact.js';

@@ -10,7 +10,9 @@ import {
 import type { CallRequest } from '@tollgate/contracts/call/v1';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  InternalError,
   InMemorySessionStore,
+  RetryableError,
   TollgateClient,
   createDemoScript,
   llmOrScriptedModel,
@@ -305,6 +307,42 @@ describe('agent - without an LLM', () => {
     } finally {
       await endpoint.close();
     }
+  });
+});
+
+describe('agent - model endpoint failures', () => {
+  it('agent - a failing or unreachable endpoint is retryable; a refused request is internal', async () => {
+    const failing = await startModel(() => ({ error: { status: 503, message: 'overloaded' } }));
+    const overloaded = await runAgent({
+      client,
+      llm: llmOf(failing),
+      task: 't',
+      sessionId: uniqueName('s'),
+    }).catch((e: unknown) => e);
+    expect(overloaded).toBeInstanceOf(RetryableError);
+    expect(overloaded).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    const baseURL = failing.baseURL;
+    await failing.close();
+    model = undefined;
+    const unreachable = await runAgent({
+      client,
+      llm: { baseURL, model: 'm', maxRetries: 0 },
+      task: 't',
+      sessionId: uniqueName('s'),
+    }).catch((e: unknown) => e);
+    expect(unreachable).toBeInstanceOf(RetryableError);
+
+    const refusing = await startModel(() => ({
+      error: { status: 400, message: 'tools not supported' },
+    }));
+    const refused = await runAgent({
+      client,
+      llm: llmOf(refusing),
+      task: 't',
+      sessionId: uniqueName('s'),
+    }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InternalError);
+    expect((refused as Error).message).toContain('tools not supported');
   });
 });
 

@@ -3,7 +3,7 @@ import type { TollgateClient } from '../client.js';
 import { toolCallError } from '../errors.js';
 import type { Tool } from '../tools.js';
 import type { CompactionLimits } from './compact.js';
-import { openaiClient } from './llm.js';
+import { llmError, openaiClient } from './llm.js';
 import type { LlmConfig } from './llm.js';
 import { SNAPSHOT_FORMAT, readSnapshot, snapshotToJson } from './snapshot.js';
 import type { AgentSnapshot, ConversationMessage, ConversationToolCall } from './snapshot.js';
@@ -171,15 +171,19 @@ async function complete(
   tools: Tool[],
 ): Promise<ModelReply> {
   const openaiTools = openaiToolsFor(tools);
-  const completion = await llm.chat.completions.create(
-    {
-      model: options.llm.model,
-      messages,
-      ...(openaiTools.length > 0 ? { tools: openaiTools, tool_choice: 'auto' as const } : {}),
-      ...(options.llm.temperature !== undefined ? { temperature: options.llm.temperature } : {}),
-    },
-    options.signal ? { signal: options.signal } : {},
-  );
+  const completion = await llm.chat.completions
+    .create(
+      {
+        model: options.llm.model,
+        messages,
+        ...(openaiTools.length > 0 ? { tools: openaiTools, tool_choice: 'auto' as const } : {}),
+        ...(options.llm.temperature !== undefined ? { temperature: options.llm.temperature } : {}),
+      },
+      options.signal ? { signal: options.signal } : {},
+    )
+    .catch((err: unknown) => {
+      throw llmError(err);
+    });
   const message = completion.choices[0]?.message;
   if (message === undefined) {
     throw toolCallError({

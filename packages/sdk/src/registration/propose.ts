@@ -4,7 +4,7 @@ import type { RpcClient } from '@tollgate/contracts';
 import { RegistryService } from '@tollgate/contracts/registry/v1';
 import { API_VERSION } from '@tollgate/core';
 import { toolCallError } from '../errors.js';
-import { openaiClient } from '../agent/llm.js';
+import { llmError, openaiClient } from '../agent/llm.js';
 import type { LlmConfig } from '../agent/llm.js';
 import { errorFromRpc } from '../wire-errors.js';
 import { readDraft } from './draft.js';
@@ -133,25 +133,30 @@ export async function rejectResourceDraft(options: {
 }
 
 async function extractResource(llm: LlmConfig, text: string): Promise<JsonObject> {
-  const completion = await openaiClient(llm).chat.completions.create({
-    model: llm.model,
-    messages: [
-      { role: 'system', content: EXTRACTION_PROMPT },
-      { role: 'user', content: text },
-    ],
-    tools: [
-      {
-        type: 'function',
-        function: {
-          name: PROPOSE_RESOURCE_TOOL,
-          description: 'Propose a Tollgate Resource descriptor (partial) from what the user said.',
-          parameters: resourceExtractionSchema(),
+  const completion = await openaiClient(llm)
+    .chat.completions.create({
+      model: llm.model,
+      messages: [
+        { role: 'system', content: EXTRACTION_PROMPT },
+        { role: 'user', content: text },
+      ],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: PROPOSE_RESOURCE_TOOL,
+            description:
+              'Propose a Tollgate Resource descriptor (partial) from what the user said.',
+            parameters: resourceExtractionSchema(),
+          },
         },
-      },
-    ],
-    tool_choice: { type: 'function', function: { name: PROPOSE_RESOURCE_TOOL } },
-    ...(llm.temperature !== undefined ? { temperature: llm.temperature } : {}),
-  });
+      ],
+      tool_choice: { type: 'function', function: { name: PROPOSE_RESOURCE_TOOL } },
+      ...(llm.temperature !== undefined ? { temperature: llm.temperature } : {}),
+    })
+    .catch((err: unknown) => {
+      throw llmError(err);
+    });
   const message = completion.choices[0]?.message;
   const call = message?.tool_calls?.find(
     (c) => c.type === 'function' && c.function.name === PROPOSE_RESOURCE_TOOL,
