@@ -1,11 +1,43 @@
-import { bootService, ensureEventStream, serviceEndpoints } from '@tollgate/kit';
+import { createClient } from '@tollgate/contracts';
+import { MemoryService } from '@tollgate/contracts/memory/v1';
+import { bootService, ensureDevIssuer, loadTokenVerifier, serviceEndpoints } from '@tollgate/kit';
+import { DEV_ISSUER_FILE, synthesizerConfig } from './config.js';
+import { MemoryPreferences, noPreferences } from './preferences.js';
+import { startSynthesizer } from './service.js';
 
 await bootService({
   name: 'synthesizer',
-  config: {},
+  config: synthesizerConfig,
   grpcAddress: serviceEndpoints.synthesizer,
   mongo: false,
-  async start({ nc }) {
-    await ensureEventStream(nc);
+  async start({ nc, config, logger, grpcServer, lifecycle }) {
+    let issuers = config.trustedIssuersFile;
+    if (issuers === '') {
+      issuers = DEV_ISSUER_FILE;
+      await ensureDevIssuer(issuers);
+      logger.warn({ file: issuers }, 'no TOLLGATE_TRUSTED_ISSUERS_FILE: trusting the dev issuer');
+    }
+    const verifier = await loadTokenVerifier(issuers);
+    let preferences = noPreferences;
+    if (config.memoryGrpcAddr !== '') {
+      const client = createClient(MemoryService, config.memoryGrpcAddr);
+      lifecycle.add('memory client', () => Promise.resolve(client.close()));
+      preferences = new MemoryPreferences({
+        client,
+        logger,
+        timeoutMs: config.preferenceTimeoutMs,
+        ttlMs: config.preferenceTtlMs,
+      });
+    }
+    const running = await startSynthesizer({
+      nc,
+      logger,
+      verifier,
+      grpcServer,
+      preferences,
+      toolCacheSize: config.toolCacheSize,
+      queue: config.queue,
+    });
+    lifecycle.add('synthesizer', () => running.stop());
   },
 });

@@ -1,0 +1,193 @@
+/**
+ * The synthesizer's two front doors. gRPC (operators, CLI, services): the caller from its bearer
+ * token, optionally acting for another principal of its tenant. NATS (agents): the principal
+ * from the `authorization` header only; failures answer an empty body and a `tollgate-error`
+ * header. Both validate the request before anything else happens.
+ */
+import type { Server } from '@grpc/grpc-js';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { addService } from '@tollgate/contracts';
+import {
+  GetToolRequestSchema,
+  GetToolResponseSchema,
+  ListToolsRequestSchema,
+  ListToolsResponseSchema,
+  SynthesizerService,
+} from '@tollgate/contracts/synthesizer/v1';
+import { TollgateError, isTollgateError } from '@tollgate/core';
+import type { TokenVerifier } from '@tollgate/core';
+import {
+  ERROR_HEADER,
+  authenticateRpc,
+  serve,
+  subjects,
+  tollgateErrorToRpc,
+  wireError,
+} from '@tollgate/kit';
+import type { Logger, ServeReply } from '@tollgate/kit';
+import { actingPrincipal } from './identity.js';
+import { listQuery, toolQuery } from './requests.js';
+import type { Synthesizer } from './synthesizer.js';
+
+export interface ApiDeps {
+  synthesizer: Synthesizer;
+  verifier: TokenVerifier;
+  logger: Logger;
+}
+
+export const listToolsSubject = subjects.service('synthesizer', 'list_tools');
+export const getToolSubject = subjects.service('synthesizer', 'get_tool');
+
+/** Registers SynthesizerService on a gRPC server. */
+export function registerSynthesizerGrpc(server: Server, deps: ApiDeps): void {
+  const { synthesizer, verifier, logger } = deps;
+  addService(
+    server,
+    SynthesizerService,
+    {
+      async listTools(request, context) {
+        const caller = await authenticateRpc(context, verifier);
+        const query = listQuery(request, 'control');
+        const acting = actingPrincipal(caller, query.principal, synthesizer.bundles);
+        const token = context.bearerToken();
+        const tools = await synthesizer.listTools({
+          principal: acting.principal,
+          task: query.task,
+          format: query.format,
+          topK: query.topK,
+          sessionId: query.sessionId,
+          ...(!acting.actingFor && token !== undefined ? { token } : {}),
+        });
+        return { tools };
+      },
+      async getTool(request, context) {
+        const caller = await authenticateRpc(context, verifier);
+        const query = toolQuery(request, 'control');
+        const { principal } = actingPrincipal(caller, query.principal, synthesizer.bundles);
+        return { tool: synthesizer.getTool(principal, query.name, query.format) };
+      },
+    },
+    {
+      mapError: tollgateErrorToRpc,
+      onUnexpectedError: (err, context) =>
+        logger.error(
+          {
+            method: context.method,
+            err: { name: (err as Error)?.name, message: (err as Error)?.message },
+          },
+          'synthesizer rpc failed',
+        ),
+    },
+  );
+}
+
+/** Serves `list_tools` and `get_tool` to agents over NATS, in a queue group. */
+export function serveSynthesizerBus(
+  nc: NatsConnection,
+  deps: ApiDeps & { queue: string },
+): Subscription[] {
+  const { synthesizer, verifier, logger, queue } = deps;
+  const listTools = answer(nc, logger, async (msg) => {
+    const token = bearerToken(msg);
+    const principal = await verifier.verify(token);
+    const query = listQuery(decode(ListToolsRequestSchema, msg.data), 'data');
+    const tools = await synthesizer.listTools({
+      principal,
+      task: query.task,
+      format: query.format,
+      topK: query.topK,
+      sessionId: query.sessionId,
+      ...(token !== undefined ? { token } : {}),
+    });
+    return toBinary(ListToolsResponseSchema, create(ListToolsResponseSchema, { tools }));
+  });
+  const getTool = answer(nc, logger, async (msg) => {
+    const principal = await verifier.verify(bearerToken(msg));
+    const query = toolQuery(decode(GetToolRequestSchema, msg.data), 'data');
+    const tool = synthesizer.getTool(principal, query.name, query.format);
+    return toBinary(GetToolResponseSchema, create(GetToolResponseSchema, { tool }));
+  });
+  return [
+    serve(nc, listToolsSubject, listTools, { queue, logger }),
+    serve(nc, getToolSubject, getTool, { queue, logger }),
+  ];
+}
+
+/** Wraps a handler: replies too large for NATS and every failure become a `tollgate-error`. */
+function answer(
+  nc: NatsConnection,
+  logger: Logger,
+  handle: (msg: Msg) => Promise<Uint8Array>,
+): (msg: Msg) => Promise<ServeReply> {
+  return async (msg) => {
+    try {
+      const data = await handle(msg);
+      const limit = nc.info?.max_payload;
+      if (limit !== undefined && data.length > limit) {
+        throw new TollgateError(
+          'INVALID_ARGUMENT',
+          `The reply would be ${data.length} bytes, more than the ${limit} a NATS message may carry; give a task or a smaller top_k.`,
+          {
+            details: [
+              {
+                path: 'top_k',
+                message: 'too many tools for one reply',
+                found: `${data.length} bytes`,
+              },
+            ],
+          },
+        );
+      }
+      return { data };
+    } catch (err) {
+      if (!isTollgateError(err)) {
+        logger.error(
+          {
+            subject: msg.subject,
+            err: { name: (err as Error)?.name, message: (err as Error)?.message },
+          },
+          'synthesizer request failed',
+        );
+      }
+      return { data: new Uint8Array(), headers: { [ERROR_HEADER]: headerJson(wireError(err)) } };
+    }
+  };
+}
+
+/** The token of an `authorization: Bearer <token>` header; undefined when there is none. */
+function bearerToken(msg: Msg): string | undefined {
+  const value = msg.headers?.get('authorization') ?? '';
+  if (value === '') return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
+  if (match === null) {
+    throw new TollgateError(
+      'UNAUTHENTICATED',
+      'Not authenticated: the authorization header must be "Bearer <token>".',
+    );
+  }
+  return match[1];
+}
+
+function decode<S extends DescMessage>(schema: S, data: Uint8Array): MessageShape<S> {
+  try {
+    return fromBinary(schema, data);
+  } catch {
+    throw new TollgateError(
+      'INVALID_ARGUMENT',
+      `The request is not a valid ${schema.typeName} (protobuf binary).`,
+      {
+        details: [{ path: '', message: 'undecodable request', expected: schema.typeName }],
+      },
+    );
+  }
+}
+
+/** JSON with every non-ASCII character escaped, safe as a header value. */
+function headerJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}

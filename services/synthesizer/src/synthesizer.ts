@@ -1,0 +1,236 @@
+/**
+ * The synthesizer: which tools a principal is offered, ranked by relevance to a task. Tools are
+ * projections of (current resource version × the principal's permission set from its tenant's
+ * policy bundle), synthesized once per pair and cached. Transport-free: the gRPC and NATS
+ * handlers authenticate and validate, then call this.
+ */
+import type { ToolDefinition as WireTool } from '@tollgate/contracts/tools/v1';
+import { TollgateError } from '@tollgate/core';
+import type { Principal, RecallScope, ToolFormat } from '@tollgate/core';
+import type { Logger } from '@tollgate/kit';
+import { PolicyBundles } from './bundles.js';
+import type { BundleChange, PrincipalAccess } from './bundles.js';
+import { ResourceCatalog } from './catalog.js';
+import type { CatalogChange } from './catalog.js';
+import { noListings } from './listings.js';
+import type { ListingRecorder } from './listings.js';
+import { noPreferences } from './preferences.js';
+import type { PreferenceSource } from './preferences.js';
+import type { CatalogEntry } from './published.js';
+import { DEFAULT_TOP_K } from './requests.js';
+import { ToolSetCache } from './tool-cache.js';
+import type { ToolSet } from './tool-cache.js';
+
+export interface SynthesizerDeps {
+  logger: Logger;
+  /** Where ranking boosts come from (default: none). */
+  preferences?: PreferenceSource;
+  /** Where listings with a session id are recorded (default: nowhere). */
+  listings?: ListingRecorder;
+  /** Tool sets kept synthesized (default 20 000). */
+  toolCacheSize?: number;
+}
+
+/** A validated listing request for a resolved principal. */
+export interface ListToolsInput {
+  principal: Principal;
+  /** Empty: every permitted tool, by resource name. */
+  task: string;
+  format: ToolFormat;
+  /** Resources to return; 0 = 10 with a task, all without. */
+  topK: number;
+  /** Empty: the listing is not recorded. */
+  sessionId: string;
+  /** The caller's own token, to read its preferences with; absent when acting for another. */
+  token?: string;
+}
+
+/** Recall candidates considered per pass, best first, until top-K offered resources are found. */
+const RECALL_POOL = 1000;
+
+export class Synthesizer {
+  readonly catalog = new ResourceCatalog();
+  readonly bundles = new PolicyBundles();
+  readonly tools: ToolSetCache;
+  readonly #logger: Logger;
+  readonly #preferences: PreferenceSource;
+  readonly #listings: ListingRecorder;
+
+  constructor(deps: SynthesizerDeps) {
+    this.#logger = deps.logger;
+    this.#preferences = deps.preferences ?? noPreferences;
+    this.#listings = deps.listings ?? noListings;
+    this.tools = new ToolSetCache(deps.toolCacheSize);
+  }
+
+  /** Applies a value (or deletion) of the resources KV bucket. */
+  applyResource(key: string, value: Uint8Array | undefined): CatalogChange {
+    const change = this.catalog.apply(key, value);
+    if (change.kind === 'unchanged') return change;
+    this.tools.purge(key);
+    if (change.kind === 'rejected') {
+      this.#logger.warn({ key, reason: change.reason }, 'resource entry rejected; not offered');
+    } else {
+      this.#logger.debug(
+        {
+          key,
+          change: change.kind,
+          ...('entry' in change ? { version: change.entry.version } : {}),
+        },
+        'resource catalog changed',
+      );
+    }
+    return change;
+  }
+
+  /** Applies a value (or deletion) of the policy bundles KV bucket. */
+  applyBundle(tenant: string, value: Uint8Array | undefined): BundleChange {
+    const change = this.bundles.apply(tenant, value);
+    if (change.kind === 'failed' || change.kind === 'kept') {
+      this.#logger.warn(
+        { tenant, reason: change.reason, change: change.kind },
+        'policy bundle refused',
+      );
+    } else {
+      this.#logger.info({ ...change }, 'policy bundle changed');
+    }
+    return change;
+  }
+
+  /**
+   * The principal's tools: with a task, those of the top-K resources most relevant to it (only
+   * resources that match, favoured by preferences); without, those of every permitted resource
+   * by name (the first top-K when given). Resources the principal may do nothing on are never
+   * offered. POLICY_UNAVAILABLE without a usable bundle; POLICY_DENIED for an undeclared agent.
+   */
+  async listTools(input: ListToolsInput): Promise<WireTool[]> {
+    const { principal, task, format, topK, sessionId } = input;
+    const access = this.bundles.access(principal);
+    const scope = { tenant: principal.tenant, environment: principal.environment };
+    const offer = (entry: CatalogEntry) => this.#offer(access, entry, principal);
+    let chosen: ToolSet[];
+    if (task === '') {
+      chosen = [];
+      for (const entry of this.catalog.inScope(scope)) {
+        const set = offer(entry);
+        if (set !== undefined) chosen.push(set);
+        if (topK > 0 && chosen.length === topK) break;
+      }
+    } else {
+      const boosts = await this.#boosts(input);
+      chosen = this.#ranked(scope, task, topK || DEFAULT_TOP_K, boosts, offer);
+    }
+    // Seam: confirmed saved queries would join here as narrower tools of the chosen resources.
+    const tools = chosen.flatMap((set) => set.wire(format));
+    if (sessionId !== '') {
+      await this.#listings.record({
+        sessionId,
+        principal,
+        roles: access.roles,
+        task,
+        tools: tools.map((t) => ({
+          name: t.name,
+          version: t.version,
+          resource: t.resource,
+          resourceVersion: t.resourceVersion,
+        })),
+      });
+    }
+    return tools;
+  }
+
+  /** One of the principal's tools by name; UNKNOWN_TOOL when it is not offered to them. */
+  getTool(principal: Principal, name: string, format: ToolFormat): WireTool {
+    const access = this.bundles.access(principal);
+    const scope = { tenant: principal.tenant, environment: principal.environment };
+    const found = this.catalog.byToolName(scope, name);
+    const set = found === undefined ? undefined : this.#offer(access, found.entry, principal);
+    const index = set?.tools.findIndex((tool) => tool.name === name) ?? -1;
+    const tool = index < 0 ? undefined : set?.wire(format)[index];
+    if (tool === undefined) {
+      throw new TollgateError(
+        'UNKNOWN_TOOL',
+        `No tool named "${name}" is offered to agent "${principal.agent}" in ${principal.tenant}/${principal.environment}.`,
+        { details: [{ path: 'name', message: 'no such tool for this principal', found: name }] },
+      );
+    }
+    return tool;
+  }
+
+  /** Hits best first, walking recall candidates until `topK` offered resources are found. */
+  #ranked(
+    scope: RecallScope,
+    task: string,
+    topK: number,
+    boosts: Record<string, number>,
+    offer: (entry: CatalogEntry) => ToolSet | undefined,
+  ): ToolSet[] {
+    const pool = Math.min(RECALL_POOL, this.catalog.scopeSize(scope));
+    if (pool === 0) return [];
+    const considered = new Set<string>();
+    const chosen: ToolSet[] = [];
+    const hits = this.catalog.search(scope, task, { topK: pool, boosts });
+    for (const { entry } of hits) {
+      considered.add(entry.key);
+      const set = offer(entry);
+      if (set !== undefined) chosen.push(set);
+      if (chosen.length === topK) return chosen;
+    }
+    if (hits.length < RECALL_POOL) return chosen;
+    const more = this.catalog.search(scope, task, {
+      topK: topK - chosen.length,
+      boosts,
+      filter: (entry) => !considered.has(entry.key) && offer(entry) !== undefined,
+    });
+    return [...chosen, ...more.flatMap(({ entry }) => offer(entry) ?? [])];
+  }
+
+  #offer(access: PrincipalAccess, entry: CatalogEntry, principal: Principal): ToolSet | undefined {
+    const permissions = access.permissions(entry.name);
+    if (permissions.unavailable !== undefined) {
+      this.#logger.warn(
+        {
+          tenant: entry.tenant,
+          resource: entry.name,
+          agent: principal.agent,
+          reason: permissions.unavailable,
+        },
+        'permissions could not be evaluated; resource not offered',
+      );
+      return undefined;
+    }
+    if (permissions.operations.length === 0) return undefined;
+    try {
+      const set = this.tools.toolSet(entry, permissions);
+      return set.tools.length > 0 ? set : undefined;
+    } catch (err) {
+      this.#logger.error(
+        { key: entry.key, version: entry.version, err: { message: (err as Error).message } },
+        'tool synthesis failed; resource not offered',
+      );
+      return undefined;
+    }
+  }
+
+  async #boosts(input: ListToolsInput): Promise<Record<string, number>> {
+    try {
+      const boosts = await this.#preferences.boosts({
+        principal: input.principal,
+        ...(input.token !== undefined ? { token: input.token } : {}),
+        sessionId: input.sessionId,
+        task: input.task,
+      });
+      return Object.fromEntries(
+        Object.entries(boosts).filter(
+          ([, b]) => typeof b === 'number' && Number.isFinite(b) && b >= 0,
+        ),
+      );
+    } catch (err) {
+      this.#logger.warn(
+        { err: { message: (err as Error).message } },
+        'preferences failed; ranking without them',
+      );
+      return {};
+    }
+  }
+}
