@@ -66,14 +66,19 @@ export class Projector {
   }
 
   /**
-   * Makes the KV entry of `ref` match its head. Returns the head, and whether the entry had to
-   * be written.
+   * Makes the KV entry of `ref` match its current version. `known` is a version known to be
+   * committed (saves reading the head). Returns the current version, and whether the entry
+   * had to be written.
    */
-  async project(ref: ResourceRef): Promise<{ written: boolean; head: VersionRecord | undefined }> {
+  async project(
+    ref: ResourceRef,
+    known?: VersionRecord,
+  ): Promise<{ written: boolean; head: VersionRecord | undefined }> {
     const key = resourceKey(ref.tenant, ref.environment, ref.name);
     for (let attempt = 1; ; attempt++) {
       const entry = await this.#kv.get(key);
-      const head = await this.#store.current(ref);
+      // Read after the entry: whatever we write then is at least as new as what it held.
+      const head = await this.#store.current(ref, known);
       const live = entry !== null && entry.operation === 'PUT';
       const held = live ? stateOf(entry.value) : undefined;
       const wanted = desiredState(head);
@@ -165,7 +170,7 @@ export function announceChanges(projector: Projector, logger: Logger): ChangeSin
     async changed(record) {
       const resource = `${record.tenant}/${record.environment}/${record.name}`;
       try {
-        await projector.project(record);
+        await projector.project(record, record);
         await projector.announce(record);
         logger.info(
           { resource, version: record.version, change: record.change },

@@ -259,7 +259,7 @@ export class Registry {
     plan: (head: VersionRecord | undefined) => Plan | Promise<Plan>,
   ): Promise<Omit<ChangeOutcome, 'warnings'>> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const head = await this.#store.current(ref);
+      const head = await this.#store.current(ref, this.#catalog.get(resourceId(ref)));
       const decided = await plan(head);
       const current = head?.version ?? 0;
       if (options.expectedVersion !== undefined && options.expectedVersion !== current) {

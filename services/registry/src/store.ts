@@ -67,8 +67,13 @@ export class ResourceStore {
     await ensureIndexes(this.#db, ResourceStore.indexes);
   }
 
-  /** The newest version (possibly a tombstone), or undefined for a resource never applied. */
-  async current(ref: ResourceRef): Promise<VersionRecord | undefined> {
+  /**
+   * The newest version (possibly a tombstone), or undefined for a resource never applied.
+   * `known`, a version known to be committed (e.g. from the catalog), saves reading the head:
+   * probing starts after it.
+   */
+  async current(ref: ResourceRef, known?: VersionRecord): Promise<VersionRecord | undefined> {
+    if (known !== undefined) return this.#probe(ref, known);
     const doc = await this.#heads.findOne({ _id: resourceId(ref) });
     return this.#probe(ref, doc === null ? undefined : fromVersionDocument(doc));
   }
@@ -106,7 +111,8 @@ export class ResourceStore {
       await this.#writeRow(next);
       return true;
     }
-    await this.#writeRow(current);
+    // Only a first version can lack its row (its head is written first).
+    if (current.version === 1) await this.#writeRow(current);
     try {
       await this.#versions.insertOne(toVersionDocument(versionId(next, next.version), next));
     } catch (err) {
