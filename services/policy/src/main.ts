@@ -1,11 +1,40 @@
-import { bootService, ensureEventStream, serviceEndpoints } from '@tollgate/kit';
+import { bootService, ensureDevIssuer, loadTokenVerifier, serviceEndpoints } from '@tollgate/kit';
+import { registerPolicyApi } from './api/api.js';
+import { DEV_ISSUER_FILE, policyConfig } from './config.js';
+import { startPolicyService } from './service.js';
 
 await bootService({
   name: 'policy',
-  config: {},
+  config: policyConfig,
   grpcAddress: serviceEndpoints.policy,
   mongo: true,
-  async start({ nc }) {
-    await ensureEventStream(nc);
+  async start({ config, logger, nc, mongo, grpcServer, lifecycle }) {
+    let issuers = config.trustedIssuersFile;
+    if (issuers === '') {
+      issuers = DEV_ISSUER_FILE;
+      await ensureDevIssuer(issuers);
+      logger.warn({ file: issuers }, 'no TOLLGATE_TRUSTED_ISSUERS_FILE: trusting the dev issuer');
+    }
+    const verifier = await loadTokenVerifier(issuers);
+    const parts = await startPolicyService({
+      db: (mongo as NonNullable<typeof mongo>).db,
+      nc,
+      logger,
+      approvalTtlMs: config.approvalTtlMs,
+      approvalSweepIntervalMs: config.approvalSweepIntervalMs,
+      approvalsDurable: config.approvalsDurable,
+      bundleWindowMs: config.bundleWindowMs,
+      reconcileIntervalMs: config.reconcileIntervalMs,
+      resourcesBucket: config.resourcesBucket,
+      bundlesBucket: config.bundlesBucket,
+    });
+    lifecycle.add('policy', () => parts.stop());
+    registerPolicyApi(grpcServer, {
+      declarations: parts.declarations,
+      decisions: parts.decisions,
+      approvals: parts.approvals,
+      verifier,
+      logger,
+    });
   },
 });

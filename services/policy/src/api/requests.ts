@@ -1,0 +1,179 @@
+/**
+ * Checks of gRPC request fields, before anything is read or written. Every problem of a
+ * request is reported at once, each naming the field, what was expected and what was found.
+ */
+import { isIP } from 'node:net';
+import type { JsonObject } from '@bufbuild/protobuf';
+import { timestampDate } from '@bufbuild/protobuf/wkt';
+import type { Timestamp } from '@bufbuild/protobuf/wkt';
+import type { Principal as WirePrincipal } from '@tollgate/contracts/common/v1';
+import { TollgateError } from '@tollgate/core';
+import type { ErrorDetail, Operation, Principal } from '@tollgate/core';
+import { OPERATIONS } from '@tollgate/policy';
+import type { CallContext } from '@tollgate/policy';
+
+const RESOURCE_NAME = /^[a-z][a-z0-9_]{2,62}$/;
+const DECLARATION_NAME = /^[a-z][a-z0-9_-]{2,62}$/;
+const TOKEN_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const MAX_REASON = 1000;
+const MAX_USER = 200;
+/** Context attributes a decision request may carry, and their meaning. */
+const CONTEXT_ATTRIBUTES = ['limit'];
+
+/** Collects the problems of one request; `done()` throws them as one INVALID_ARGUMENT. */
+export class RequestProblems {
+  readonly #problems: ErrorDetail[] = [];
+
+  add(path: string, expected: string, found: string, message?: string): void {
+    this.#problems.push({
+      path,
+      message: message ?? `expected ${expected}, found ${found}`,
+      expected,
+      found,
+    });
+  }
+
+  /** An optional tenant (empty = the caller's); a different one is refused later as TENANT_MISMATCH. */
+  tenant(path: string, value: string): string | undefined {
+    if (value === '') return undefined;
+    if (!TOKEN_NAME.test(value)) this.add(path, 'a tenant name', shown(value));
+    return value;
+  }
+
+  resourceName(path: string, value: string): string {
+    if (value === '') this.add(path, 'a resource name such as es_orders', 'nothing', 'required');
+    else if (!RESOURCE_NAME.test(value))
+      this.add(path, 'a resource name matching [a-z][a-z0-9_]{2,62}', shown(value));
+    return value;
+  }
+
+  /** An optional resource filter (empty = every resource). */
+  resourceFilter(path: string, value: string): string {
+    return value === '' ? value : this.resourceName(path, value);
+  }
+
+  /** The name of an Agent or Policy. */
+  declarationName(path: string, value: string): string {
+    if (value === '') this.add(path, 'a name such as support-read-orders', 'nothing', 'required');
+    else if (!DECLARATION_NAME.test(value))
+      this.add(path, 'a name matching [a-z][a-z0-9_-]{2,62}', shown(value));
+    return value;
+  }
+
+  operation(path: string, value: string): Operation {
+    if (!(OPERATIONS as readonly string[]).includes(value))
+      this.add(path, `one of ${OPERATIONS.join(', ')}`, value === '' ? 'nothing' : shown(value));
+    return value as Operation;
+  }
+
+  /** A required descriptor (a `google.protobuf.Struct`); typed as present since `done()` throws first. */
+  descriptor(path: string, value: JsonObject | undefined, kind: string): JsonObject {
+    if (value === undefined)
+      this.add(
+        path,
+        `a ${kind} descriptor (apiVersion, kind, metadata, spec)`,
+        'nothing',
+        'required',
+      );
+    return value as JsonObject;
+  }
+
+  approvalId(path: string, value: string): string {
+    if (value === '') this.add(path, 'the id of an approval', 'nothing', 'required');
+    else if (!UUID.test(value)) this.add(path, 'an approval id (a lowercase UUID)', shown(value));
+    return value;
+  }
+
+  text(path: string, value: string, max = MAX_REASON): string {
+    if (value.length > max)
+      this.add(path, `at most ${max} characters`, `${value.length} characters`);
+    else if (hasControlCharacter(value.replace(/[\n\t]/g, ' ')))
+      this.add(path, 'text without control characters', 'control characters');
+    return value;
+  }
+
+  /**
+   * The principal a decision is about: the caller when absent; otherwise one of the caller's
+   * tenant (a different tenant is refused as TENANT_MISMATCH), environment defaulting to the
+   * caller's. Roles are ignored: the bundle says which roles an agent holds.
+   */
+  principal(
+    path: string,
+    value: WirePrincipal | undefined,
+    caller: Principal,
+  ): Principal & { environment: string } {
+    if (value === undefined) {
+      const { tenant, agent, environment, user } = caller;
+      return { tenant, agent, environment, ...(user ? { user } : {}) };
+    }
+    const tenant = this.tenant(`${path}.tenant`, value.tenant) ?? caller.tenant;
+    if (value.agent === '') this.add(`${path}.agent`, 'an agent name', 'nothing', 'required');
+    else if (!TOKEN_NAME.test(value.agent))
+      this.add(`${path}.agent`, 'an agent name', shown(value.agent));
+    const environment = value.environment === '' ? caller.environment : value.environment;
+    if (!TOKEN_NAME.test(environment))
+      this.add(`${path}.environment`, 'an environment name', shown(environment));
+    this.text(`${path}.user`, value.user, MAX_USER);
+    return { tenant, agent: value.agent, environment, ...(value.user ? { user: value.user } : {}) };
+  }
+
+  /** Call context: caller IP, time, and the attributes of `context` (only `limit`). */
+  callContext(
+    sourceIp: string,
+    time: Timestamp | undefined,
+    context: JsonObject | undefined,
+  ): CallContext {
+    const out: CallContext = {};
+    if (sourceIp !== '') {
+      if (isIP(sourceIp) === 0) this.add('source_ip', 'an IPv4 or IPv6 address', shown(sourceIp));
+      else out.sourceIp = sourceIp;
+    }
+    if (time !== undefined) {
+      const at = timestampDate(time);
+      if (Number.isNaN(at.getTime())) this.add('time', 'a valid timestamp', 'an invalid one');
+      else out.now = at;
+    }
+    for (const [key, value] of Object.entries(context ?? {})) {
+      if (!CONTEXT_ATTRIBUTES.includes(key)) {
+        this.add(
+          `context.${key}`,
+          `one of the attributes ${CONTEXT_ATTRIBUTES.join(', ')}`,
+          shown(key),
+          `unknown attribute (allowed: ${CONTEXT_ATTRIBUTES.join(', ')})`,
+        );
+      } else if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+        this.add(`context.${key}`, 'a whole number ≥ 1', JSON.stringify(value));
+      } else {
+        out.limit = value;
+      }
+    }
+    return out;
+  }
+
+  /** Throws the collected problems, if any, as one INVALID_ARGUMENT error. */
+  done(): void {
+    const [first, ...rest] = this.#problems;
+    if (first === undefined) return;
+    const more = rest.length === 0 ? '' : ` (and ${rest.length} more)`;
+    throw new TollgateError('INVALID_ARGUMENT', `${first.path}: ${first.message}${more}`, {
+      details: this.#problems,
+    });
+  }
+}
+
+/** Checks one request: `checkRequest(p => …)` returns what the callback returns, or throws. */
+export function checkRequest<T>(build: (problems: RequestProblems) => T): T {
+  const problems = new RequestProblems();
+  const value = build(problems);
+  problems.done();
+  return value;
+}
+
+function shown(value: string): string {
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+}
+
+function hasControlCharacter(text: string): boolean {
+  return [...text].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f);
+}

@@ -1,0 +1,129 @@
+import type { Collection, Db, Document, Filter } from 'mongodb';
+import { MongoServerError } from 'mongodb';
+
+const DUPLICATE_KEY = 11000;
+
+/** Every document the policy service stores has a string `_id`. */
+export interface Stored extends Document {
+  _id: string;
+}
+const PROBE_CONCURRENCY = 16;
+
+/** How rows of one versioned collection are keyed, stored and read back. */
+export interface RowCodec<R extends { version: number }> {
+  /** The identity all versions of one thing share, e.g. `<tenant>/<name>`. */
+  key(row: R): string;
+  toDocument(id: string, row: R): Stored;
+  /** Reads a stored row back, checking every field; throws naming the document and field. */
+  fromDocument(doc: unknown): R;
+}
+
+/** Collection names: one head per thing, one immutable row per version. */
+export interface VersionedNames {
+  heads: string;
+  versions: string;
+}
+
+/**
+ * Immutable versions in MongoDB for stores without multi-document transactions, whose updates
+ * are not atomic compare-and-sets either (FerretDB evaluates an update's filter before writing,
+ * so two updates "matching" the same version can both succeed).
+ *
+ * - versions: one document per version, `_id` `<key>/<n>`. Inserting version N+1 is the commit
+ *   point of a change and `_id` uniqueness the race arbiter: of concurrent writers that found N
+ *   current, exactly one insert succeeds; the others get a duplicate key (a lost race).
+ * - heads: `_id` `<key>`, a copy of the newest version written after the row. It is a hint that
+ *   makes "current" a point read: readers probe the next version's row, so a head left behind (a
+ *   crash after the insert, a slow head write overtaken) is never served, and is repaired.
+ */
+export class VersionedCollection<R extends { version: number }> {
+  readonly #heads: Collection<Stored>;
+  readonly #versions: Collection<Stored>;
+  readonly #codec: RowCodec<R>;
+
+  constructor(db: Db, names: VersionedNames, codec: RowCodec<R>) {
+    this.#heads = db.collection(names.heads);
+    this.#versions = db.collection(names.versions);
+    this.#codec = codec;
+  }
+
+  /** The newest version, or undefined when nothing was ever committed under `key`. */
+  async current(key: string): Promise<R | undefined> {
+    const doc = await this.#heads.findOne({ _id: key });
+    return this.#probe(key, doc === null ? undefined : this.#codec.fromDocument(doc));
+  }
+
+  async version(key: string, version: number): Promise<R | undefined> {
+    const doc = await this.#versions.findOne({ _id: `${key}/${version}` });
+    return doc === null ? undefined : this.#codec.fromDocument(doc);
+  }
+
+  /** Commits `row`; false when another writer committed that version first (nothing written). */
+  async commit(row: R): Promise<boolean> {
+    const key = this.#codec.key(row);
+    try {
+      await this.#versions.insertOne(this.#codec.toDocument(`${key}/${row.version}`, row));
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+    await this.#writeHead(key, row);
+    await this.current(key);
+    return true;
+  }
+
+  /** The newest version of everything whose head matches `filter`. */
+  async currentWhere(filter: Filter<Stored>): Promise<R[]> {
+    const heads = (await this.#heads.find(filter).toArray()).map((doc) =>
+      this.#codec.fromDocument(doc),
+    );
+    const current = new Array<R>(heads.length);
+    let next = 0;
+    const lanes = Array.from({ length: Math.min(PROBE_CONCURRENCY, heads.length) }, async () => {
+      for (let i = next++; i < heads.length; i = next++) {
+        const head = heads[i] as R;
+        current[i] = (await this.#probe(this.#codec.key(head), head)) ?? head;
+      }
+    });
+    await Promise.all(lanes);
+    return current;
+  }
+
+  /** Whether any head matches `filter`. */
+  async exists(filter: Filter<Stored>): Promise<boolean> {
+    return (await this.#heads.findOne(filter, { projection: { _id: 1 } })) !== null;
+  }
+
+  /** Distinct values of a string field over the heads. */
+  async distinct(field: string): Promise<string[]> {
+    const values = await this.#heads.distinct(field);
+    return values.filter((v): v is string => typeof v === 'string');
+  }
+
+  async #probe(key: string, head: R | undefined): Promise<R | undefined> {
+    let newest = head;
+    for (;;) {
+      const next = await this.version(key, (newest?.version ?? 0) + 1);
+      if (next === undefined) break;
+      newest = next;
+    }
+    if (newest !== undefined && newest !== head) await this.#writeHead(key, newest);
+    return newest;
+  }
+
+  async #writeHead(key: string, row: R): Promise<void> {
+    const doc = this.#codec.toDocument(key, row);
+    const replaced = await this.#heads.replaceOne({ _id: key, version: { $lt: row.version } }, doc);
+    if (replaced.matchedCount > 0) return;
+    try {
+      await this.#heads.insertOne(doc);
+    } catch (err) {
+      // The head exists at this version or a newer one.
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+}
+
+export function isDuplicateKey(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === DUPLICATE_KEY;
+}

@@ -1,0 +1,322 @@
+/**
+ * Test harness: the policy service on the real MongoDB (a fresh database) and NATS (its own
+ * KV buckets and durable consumer), served over gRPC on a free port, plus an issuer whose
+ * tokens it trusts. Resources are put into the resources bucket as the registry would.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { create } from '@bufbuild/protobuf';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { Server } from '@grpc/grpc-js';
+import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { ConsumerMessages } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { createClient } from '@tollgate/contracts';
+import type { RpcClient } from '@tollgate/contracts';
+import type { EventEnvelope } from '@tollgate/contracts/events/v1';
+import { ApprovalSchema, ApprovalStatus, PolicyService } from '@tollgate/contracts/policy/v1';
+import { generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
+import type { IssuerKeys, Principal, PublishedResource, ResourceDescriptor } from '@tollgate/core';
+import {
+  EVENTS_STREAM,
+  EventPublisher,
+  EventTypes,
+  connectBus,
+  connectMongo,
+  createLogger,
+  decodeEnvelope,
+  envelope,
+  listenGrpc,
+  loadTokenVerifier,
+  publishEnvelope,
+  resourceKey,
+  subjects,
+} from '@tollgate/kit';
+import type { EventType, GrpcServerHandle, Logger, MongoHandle } from '@tollgate/kit';
+import { approvalBindingHash } from '@tollgate/policy';
+import { infra, uniqueName } from '../../../test/support/infra.js';
+import { registerPolicyApi, startPolicyService } from '../src/index.js';
+import type { PolicyParts } from '../src/index.js';
+
+export { eventually, infra, uniqueName } from '../../../test/support/infra.js';
+
+export const logger: Logger = createLogger({ service: 'policy-test', level: 'silent' });
+
+/** A tenant name no other run uses. */
+export function uniqueTenant(): string {
+  return `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`;
+}
+
+export interface HarnessOptions {
+  clock?: () => Date;
+  approvalSweepIntervalMs?: number;
+  approvalTtlMs?: number;
+}
+
+export interface Harness {
+  mongo: MongoHandle;
+  nc: NatsConnection;
+  parts: PolicyParts;
+  client: RpcClient<typeof PolicyService>;
+  keys: IssuerKeys;
+  durable: string;
+  /** Call options carrying a token for `principal`. */
+  as(principal: Principal): Promise<{ metadata: Record<string, string> }>;
+  /** Puts a resource into the resources bucket, as the registry projects it. */
+  putResource(resource: PublishedResource): Promise<void>;
+  deleteResource(resource: PublishedResource): Promise<void>;
+  /** The tenant's bundle as KV holds it (undefined when none). */
+  bundleInKv(
+    tenant: string,
+  ): Promise<{ version: number; hash: string; policies: { id: string }[] } | undefined>;
+  /** Document counts of every collection of the service. */
+  counts(): Promise<Record<string, number>>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dbName = uniqueName('policy_test');
+  const mongo = await connectMongo(`${infra.mongoUrl}/${dbName}`);
+  const nc = await connectBus({ url: infra.natsUrl, name: 'policy-test' });
+  const keys = await generateIssuerKeys('policy-test');
+  const dir = await mkdtemp(join(tmpdir(), 'policy-issuers-'));
+  const issuersFile = join(dir, 'issuers.json');
+  await writeFile(issuersFile, JSON.stringify(keys));
+  const verifier = await loadTokenVerifier(issuersFile);
+  const durable = uniqueName('policy_approvals');
+  const parts = await startPolicyService({
+    db: mongo.db,
+    nc,
+    logger,
+    approvalTtlMs: options.approvalTtlMs ?? 30 * 60_000,
+    approvalSweepIntervalMs: options.approvalSweepIntervalMs ?? 0,
+    approvalsDurable: durable,
+    bundleWindowMs: 50,
+    reconcileIntervalMs: 0,
+    resourcesBucket: uniqueName('pol_res'),
+    bundlesBucket: uniqueName('pol_bundles'),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const server = new Server();
+  registerPolicyApi(server, {
+    declarations: parts.declarations,
+    decisions: parts.decisions,
+    approvals: parts.approvals,
+    verifier,
+    logger,
+  });
+  const grpc: GrpcServerHandle = await listenGrpc(server, '127.0.0.1:0', 'test');
+  const client = createClient(PolicyService, `127.0.0.1:${grpc.port}`, {
+    defaultDeadlineMs: 30_000,
+  });
+  return {
+    mongo,
+    nc,
+    parts,
+    client,
+    keys,
+    durable,
+    as: async (principal) => ({
+      metadata: { authorization: `Bearer ${await issuePrincipalToken(keys, principal)}` },
+    }),
+    putResource: async (r) => {
+      await parts.resourcesKv.put(resourceKey(r.tenant, r.environment, r.name), JSON.stringify(r));
+    },
+    deleteResource: async (r) => {
+      await parts.resourcesKv.delete(resourceKey(r.tenant, r.environment, r.name));
+    },
+    bundleInKv: async (tenant) => {
+      const entry = await parts.bundlesKv.get(tenant);
+      if (entry === null || entry.operation !== 'PUT') return undefined;
+      return JSON.parse(new TextDecoder().decode(entry.value));
+    },
+    counts: async () => {
+      const out: Record<string, number> = {};
+      for (const c of await mongo.db.listCollections().toArray())
+        out[c.name] = await mongo.db.collection(c.name).countDocuments();
+      return out;
+    },
+    close: async () => {
+      client.close();
+      await grpc.stop();
+      await parts.stop();
+      await parts.bundlesKv.destroy().catch(() => false);
+      await parts.resourcesKv.destroy().catch(() => false);
+      const jsm = await jetstreamManager(nc);
+      await jsm.consumers.delete(EVENTS_STREAM, durable).catch(() => false);
+      await nc.drain();
+      await mongo.db.dropDatabase();
+      await mongo.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function agentDescriptor(
+  tenant: string,
+  name: string,
+  roles: string[],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    apiVersion: 'tollgate.dev/v1',
+    kind: 'Agent',
+    metadata: { name, tenant },
+    spec: { roles, ...extra },
+  };
+}
+
+export function policyDescriptor(
+  tenant: string,
+  name: string,
+  spec: Record<string, unknown>,
+): Record<string, unknown> {
+  return { apiVersion: 'tollgate.dev/v1', kind: 'Policy', metadata: { name, tenant }, spec };
+}
+
+/** A published resource (as the registry projects it) with the orders schema. */
+export function publishedResource(
+  tenant: string,
+  name: string,
+  access: ResourceDescriptor['spec']['access'],
+  options: { environment?: string; version?: number } = {},
+): PublishedResource {
+  const environment = options.environment ?? 'prod';
+  const descriptor: ResourceDescriptor = {
+    apiVersion: 'tollgate.dev/v1',
+    kind: 'Resource',
+    metadata: { name, tenant, environment },
+    spec: {
+      type: 'elasticsearch',
+      connection: { endpoint: 'http://es.internal:9200', credentialRef: 'env://ES_KEY' },
+      target: { index: name },
+      schema: {
+        fields: {
+          id: { type: 'keyword', filterable: true, returnable: true },
+          amount: { type: 'double', range: true, returnable: true },
+          email: { type: 'keyword', filterable: true, returnable: true },
+        },
+      },
+      access,
+    },
+  };
+  return {
+    tenant,
+    environment,
+    name,
+    version: options.version ?? 1,
+    hash: `h${options.version ?? 1}`,
+    descriptor,
+    publishedAt: new Date().toISOString(),
+  };
+}
+
+/** Principals of one tenant used across the suites. */
+export function cast(tenant: string) {
+  return {
+    /** Bootstraps the tenant: admin and approver. */
+    operator: { tenant, agent: 'operator', environment: 'prod' } as Principal,
+    /** A human approver through the console. */
+    alice: { tenant, agent: 'ops-console', environment: 'prod', user: 'alice' } as Principal,
+    bob: { tenant, agent: 'ops-console', environment: 'prod', user: 'bob' } as Principal,
+    support: { tenant, agent: 'support_bot', environment: 'prod' } as Principal,
+    ops: { tenant, agent: 'ops_bot', environment: 'prod', user: 'bob' } as Principal,
+  };
+}
+
+/**
+ * Collects events of `types` published from now on (ordered, ephemeral consumers; one per type,
+ * as the local nats-server predates multi-subject filters).
+ */
+export async function watchEvents(
+  nc: NatsConnection,
+  types: EventType[],
+): Promise<{ events: EventEnvelope[]; stop(): Promise<void> }> {
+  const events: EventEnvelope[] = [];
+  const feeds: { messages: ConsumerMessages; done: Promise<void> }[] = [];
+  for (const type of types) {
+    const consumer = await jetstream(nc).consumers.get(EVENTS_STREAM, {
+      filter_subjects: subjects.event(type),
+      deliver_policy: DeliverPolicy.New,
+    });
+    const messages: ConsumerMessages = await consumer.consume();
+    const done = (async () => {
+      for await (const message of messages) events.push(decodeEnvelope(message.data));
+    })();
+    feeds.push({ messages, done });
+  }
+  return {
+    events,
+    stop: async () => {
+      for (const feed of feeds) {
+        await feed.messages.close();
+        await feed.done;
+      }
+    },
+  };
+}
+
+/** What a parked call binds its approval to. */
+export interface ParkedCall {
+  principal: Principal;
+  resource: string;
+  resourceVersion: number;
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/**
+ * Publishes `approval.requested` exactly as the executor does when it parks a call (see
+ * docs/services.md); returns the approval id and binding hash.
+ */
+export async function requestApproval(
+  nc: NatsConnection,
+  call: ParkedCall,
+  options: {
+    expiresAt?: Date;
+    id?: string;
+    init?: Partial<MessageInitShape<typeof ApprovalSchema>>;
+  } = {},
+): Promise<{ id: string; hash: string; callId: string }> {
+  const id = options.id ?? crypto.randomUUID();
+  const callId = crypto.randomUUID();
+  const hash = approvalBindingHash({
+    principal: call.principal,
+    resourceName: call.resource,
+    resourceVersion: call.resourceVersion,
+    tool: call.tool,
+    args: call.args,
+  });
+  const now = new Date();
+  const approval = create(ApprovalSchema, {
+    id,
+    status: ApprovalStatus.PENDING,
+    principal: {
+      tenant: call.principal.tenant,
+      agent: call.principal.agent,
+      user: call.principal.user ?? '',
+      environment: call.principal.environment,
+    },
+    resource: call.resource,
+    resourceVersion: call.resourceVersion,
+    tool: call.tool,
+    argumentsHash: hash,
+    requestedAt: timestampFromDate(now),
+    expiresAt: timestampFromDate(options.expiresAt ?? new Date(now.getTime() + 30 * 60_000)),
+    callId,
+    sessionId: 'session-1',
+    arguments: call.args as never,
+    policyIds: ['policy/ops-write/grant/0'],
+    ...options.init,
+  });
+  await publishEnvelope(
+    new EventPublisher(nc),
+    envelope(EventTypes.approvalRequested, call.principal.tenant, {
+      case: 'approvalRequested',
+      value: { approval },
+    }),
+  );
+  return { id, hash, callId };
+}
