@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import type { Command } from 'commander';
+import { MemoryServiceSessionStore, runAgent } from '@tollgate/sdk';
+import type { AgentRun } from '@tollgate/sdk';
+import type { ActionRunner } from '../cli.js';
+import type { CliContext } from '../context.js';
+import { openAgentModel } from '../agent/model.js';
+import type { AgentModel } from '../agent/model.js';
+import { renderStep } from '../render/agent.js';
+import { serviceAddress } from '../stack/services.js';
+import { positiveInt } from './parse.js';
+
+interface ChatOptions {
+  as: string;
+  user?: string;
+  session?: string;
+  message?: string[];
+  maxSteps: string;
+  waitApproval?: string;
+  memory: boolean;
+}
+
+/** `tollgate chat --as AGENT`: the agent loop, interactive (or with --message, scripted). */
+export function registerChat(program: Command, run: ActionRunner): void {
+  program
+    .command('chat')
+    .description(
+      'talk to an agent that uses its Tollgate tools (the agent loop), line by line on stdin',
+    )
+    .requiredOption('--as <agent>', 'the agent')
+    .option(
+      '--user <name>',
+      'the person the agent acts for (default TOLLGATE_USER or the login name)',
+    )
+    .option('--session <id>', 'continue this conversation (default: a new one)')
+    .option('-m, --message <text...>', 'send these messages instead of reading stdin')
+    .option('--max-steps <n>', 'model turns per message at most', '8')
+    .option('--wait-approval <seconds>', 'wait this long for calls parked for approval')
+    .option('--no-memory', 'do not keep the conversation in the memory service')
+    .action(
+      run(async (ctx, options: ChatOptions) => {
+        const maxSteps = positiveInt('--max-steps', options.maxSteps);
+        const waitMs = options.waitApproval
+          ? positiveInt('--wait-approval', options.waitApproval) * 1000
+          : 0;
+        const user = options.user ?? ctx.user();
+        const sessionId = options.session ?? randomUUID();
+        const client = await ctx.agentClient(options.as, { user });
+        const model = await openAgentModel(ctx.env);
+        ctx.onClose(() => model.close());
+        const memory = options.memory
+          ? new MemoryServiceSessionStore({
+              address: serviceAddress('memory', ctx.env),
+              token: await ctx.agentToken(options.as, { user, ttlSeconds: 3600 }),
+            })
+          : undefined;
+        if (memory) ctx.onClose(() => memory.close());
+        ctx.out.note(
+          `${ctx.out.style.bold(`chat as ${options.as}`)} for ${user} · session ${sessionId}\nmodel: ${model.scripted ? ctx.out.style.magenta(model.label) : model.label}`,
+        );
+        const turns: Array<{ message: string; run: ReturnType<typeof plainRun> }> = [];
+        const ask = async (message: string) => {
+          const result = await runAgent({
+            client,
+            llm: model.llm,
+            task: message,
+            sessionId,
+            maxSteps,
+            ...(memory ? { memory } : {}),
+            ...(waitMs > 0 ? { completionWaitMs: waitMs } : {}),
+            onStep: (step) => {
+              if (step.toolCalls.length > 0) ctx.out.line(renderStep(step, ctx.out.style));
+            },
+          });
+          turns.push({ message, run: plainRun(result) });
+          ctx.out.line(
+            `${ctx.out.style.bold(`${options.as}:`)} ${result.answer ?? ctx.out.style.dim('(no answer: step limit reached)')}`,
+          );
+        };
+        if (options.message && options.message.length > 0) {
+          for (const message of options.message) {
+            ctx.out.line(`${ctx.out.style.bold('you:')} ${message}`);
+            await ask(message);
+          }
+        } else {
+          await readLines(ctx, model, ask);
+        }
+        ctx.out.result({ agent: options.as, user, sessionId, model: modelInfo(model), turns }, '');
+      }),
+    );
+}
+
+async function readLines(
+  ctx: CliContext,
+  model: AgentModel,
+  ask: (message: string) => Promise<void>,
+): Promise<void> {
+  const input = ctx.io.stdin ?? process.stdin;
+  const interactive = (input as NodeJS.ReadStream).isTTY === true && !ctx.out.json;
+  const lines = createInterface({
+    input,
+    terminal: interactive,
+    ...(interactive ? { output: process.stdout } : {}),
+  });
+  if (interactive) {
+    ctx.out.note(
+      ctx.out.style.dim(
+        `type a request (empty line or Ctrl-D to quit)${model.scripted ? '; the scripted model looks orders up: "find order 12345"' : ''}`,
+      ),
+    );
+  }
+  if (interactive) {
+    lines.setPrompt('> ');
+    lines.prompt();
+  }
+  for await (const raw of lines) {
+    const message = raw.trim();
+    if (message === '' && interactive) break;
+    if (message !== '') await ask(message);
+    if (interactive) lines.prompt();
+  }
+  lines.close();
+}
+
+function modelInfo(model: AgentModel) {
+  return { scripted: model.scripted, model: model.llm.model, baseURL: model.llm.baseURL };
+}
+
+/** A run as JSON output: the answer and each step's calls (not the whole conversation). */
+export function plainRun(run: AgentRun) {
+  return {
+    status: run.status,
+    answer: run.answer,
+    steps: run.steps,
+    toolsOffered: run.tools.map((t) => t.name),
+  };
+}

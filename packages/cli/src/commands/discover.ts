@@ -1,0 +1,91 @@
+import type { Command } from 'commander';
+import type { JsonObject } from '@bufbuild/protobuf';
+import { toJson } from '@bufbuild/protobuf';
+import { DiscoveredFieldSchema, RegistryService } from '@tollgate/contracts/registry/v1';
+import type { DiscoveredField } from '@tollgate/contracts/registry/v1';
+import { stringify } from 'yaml';
+import type { ActionRunner } from '../cli.js';
+import { loadDescriptors } from '../apply/load.js';
+import { usageError } from '../errors.js';
+import { renderTable } from '../output/table.js';
+
+/** `tollgate discover -f FILE`: connect, read the real schema, show the merged draft. */
+export function registerDiscover(program: Command, run: ActionRunner): void {
+  program
+    .command('discover')
+    .description(
+      'connect to a Resource, read its real schema and show the draft (nothing is saved)',
+    )
+    .requiredOption('-f, --file <path>', 'a file with one Resource descriptor')
+    .action(
+      run(async (ctx, options: { file: string }) => {
+        const progress = ctx.out.progress('discovering');
+        try {
+          const loaded = await loadDescriptors([options.file], ctx.io.cwd);
+          const resources = loaded.filter((l) => l.descriptor.kind === 'Resource');
+          if (resources.length !== 1) {
+            throw usageError(
+              `${options.file}: expected exactly one Resource descriptor, found ${resources.length}`,
+            );
+          }
+          const { descriptor } = resources[0]!;
+          if (descriptor.kind !== 'Resource') throw usageError('not a Resource');
+          progress.update(`${descriptor.metadata.name}: reading ${descriptor.spec.target.index}`);
+          const token = await ctx.operatorToken({
+            tenant: descriptor.metadata.tenant,
+            environment: descriptor.metadata.environment,
+          });
+          const { client } = await ctx.grpc('registry', RegistryService, token);
+          const response = await client.discover({
+            descriptor: descriptor as unknown as JsonObject,
+          });
+          progress.done(`${response.fields.length} fields`);
+          const warnings = response.warnings.map((w) => ({
+            code: w.code,
+            path: w.path,
+            message: w.message,
+          }));
+          ctx.out.result(
+            {
+              fields: response.fields.map((f) => toJson(DiscoveredFieldSchema, f)),
+              descriptor: response.descriptor ?? {},
+              warnings,
+            },
+            () =>
+              [
+                renderTable(
+                  [
+                    { header: 'FIELD', cell: (f: DiscoveredField) => f.name },
+                    { header: 'TYPE', cell: (f) => f.type },
+                    { header: 'NATIVE', cell: (f) => f.nativeType },
+                    {
+                      header: 'DECLARED',
+                      cell: (f) =>
+                        f.declared
+                          ? f.declaredType && f.declaredType !== f.type
+                            ? `as ${f.declaredType}`
+                            : 'yes'
+                          : 'no',
+                    },
+                    { header: 'PROPOSED', cell: (f) => f.proposedCapabilities.join(', '), max: 70 },
+                  ],
+                  response.fields,
+                  ctx.out.style,
+                ),
+                ...warnings.map((w) =>
+                  ctx.out.style.yellow(
+                    `warning ${w.code}${w.path ? ` at ${w.path}` : ''}: ${w.message}`,
+                  ),
+                ),
+                '',
+                ctx.out.style.dim('# the draft (declared schema merged with what was discovered):'),
+                stringify(response.descriptor ?? {}).trimEnd(),
+              ].join('\n'),
+          );
+        } catch (err) {
+          progress.fail();
+          throw err;
+        }
+      }),
+    );
+}

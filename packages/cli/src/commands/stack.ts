@@ -1,0 +1,114 @@
+import type { Command } from 'commander';
+import type { ActionRunner } from '../cli.js';
+import type { CliContext } from '../context.js';
+import { ExitCode } from '../errors.js';
+import { renderTable } from '../output/table.js';
+import { stackDown, stackStatus, stackUp } from '../stack/stack.js';
+import type { StackProgress, StackStatus } from '../stack/stack.js';
+import { positiveInt } from './parse.js';
+
+/** `tollgate up | down | status`: the local stack. */
+export function registerStack(program: Command, run: ActionRunner): void {
+  program
+    .command('up')
+    .description('start the local infrastructure and all six services, wait until healthy')
+    .option('--no-infra', 'do not run deploy/local/up.sh (the infrastructure is managed elsewhere)')
+    .option('--timeout <seconds>', 'how long each service may take to become healthy', '120')
+    .action(
+      run(async (ctx, options: { infra: boolean; timeout: string }) => {
+        const status = await stackUp(ctx.home, {
+          env: ctx.env,
+          skipInfra: !options.infra,
+          timeoutMs: positiveInt('--timeout', options.timeout) * 1000,
+          progress: progressOf(ctx),
+        });
+        ctx.out.result(status, () => renderStatus(ctx, status, 'up'));
+      }),
+    );
+
+  program
+    .command('down')
+    .description('stop the services started by `up`, then the local infrastructure')
+    .option('--keep-infra', 'leave NATS, FerretDB and Elasticsearch running')
+    .option('--grace <seconds>', 'how long a service may take to stop before it is killed', '15')
+    .action(
+      run(async (ctx, options: { keepInfra?: boolean; grace: string }) => {
+        const result = await stackDown(ctx.home, {
+          env: ctx.env,
+          keepInfra: options.keepInfra === true,
+          graceMs: positiveInt('--grace', options.grace) * 1000,
+          progress: progressOf(ctx),
+        });
+        ctx.out.result(result, () => {
+          const stopped = result.services.filter((s) => s.result !== 'not_running');
+          const services =
+            stopped.length === 0
+              ? 'no services were running'
+              : `stopped ${stopped.map((s) => s.name).join(', ')}`;
+          return `${services}; infrastructure ${result.infra === 'kept' ? 'left running' : 'stopped'}`;
+        });
+      }),
+    );
+
+  program
+    .command('status')
+    .description('show the infrastructure and each service: state, pid, address, log')
+    .action(
+      run(async (ctx) => {
+        const status = await stackStatus(ctx.home, ctx.env);
+        ctx.out.result(status, () => renderStatus(ctx, status, 'status'));
+        if (!status.healthy) ctx.exitCode = ExitCode.failed;
+      }),
+    );
+}
+
+function progressOf(ctx: CliContext): StackProgress {
+  return { step: (label) => ctx.out.progress(label), warn: (text) => ctx.out.warn(text) };
+}
+
+function renderStatus(ctx: CliContext, status: StackStatus, mode: 'up' | 'status'): string {
+  const { style } = ctx.out;
+  const state = (text: string, ok: boolean) => (ok ? style.green(text) : style.red(text));
+  const rows = [
+    ...status.infra.map((s) => ({
+      component: s.name,
+      kind: 'infra',
+      state: state(
+        s.state === 'running' ? (s.healthy ? 'healthy' : 'unhealthy') : 'stopped',
+        s.healthy,
+      ),
+      pid: s.pid === undefined ? '-' : String(s.pid),
+      address: s.address,
+      note: '',
+    })),
+    ...status.services.map((s) => ({
+      component: s.name,
+      kind: 'service',
+      state: state(s.state, s.state === 'running' || s.state === 'external'),
+      pid: s.pid === undefined ? '-' : String(s.pid),
+      address: `grpc://${s.address}`,
+      note:
+        mode === 'up' && s.action ? s.action.replace('_', ' ') : s.state === 'stopped' ? '' : s.log,
+    })),
+  ];
+  const table = renderTable(
+    [
+      { header: 'COMPONENT', cell: (r: (typeof rows)[number]) => r.component },
+      { header: 'KIND', cell: (r) => r.kind },
+      { header: 'STATE', cell: (r) => r.state },
+      { header: 'PID', cell: (r) => r.pid, right: true },
+      { header: 'ADDRESS', cell: (r) => r.address },
+      { header: mode === 'up' ? 'ACTION' : 'LOG', cell: (r) => r.note, max: 80 },
+    ],
+    rows,
+    style,
+  );
+  const footer = [
+    `agents connect to ${style.cyan(status.nats)} (tools: tollgate.v1.svc.synthesizer.list_tools)`,
+    `state: ${status.home}   trusted issuers: ${status.trustedIssuersFile}`,
+  ];
+  const verdict = status.healthy
+    ? style.green(mode === 'up' ? 'the stack is up' : 'all healthy')
+    : style.red('not everything is healthy');
+  return [table, '', ...footer, verdict].join('\n');
+}

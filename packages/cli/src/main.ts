@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+import { runCli } from './cli.js';
+
+process.exitCode = await runCli(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+  cwd: process.cwd(),
+});

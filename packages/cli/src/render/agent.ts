@@ -1,0 +1,35 @@
+import type { AgentStep, AgentToolCall } from '@tollgate/sdk';
+import type { Style } from '../output/style.js';
+
+/** A step of the agent loop for people: each structured call and how it went. */
+export function renderStep(step: AgentStep, style: Style): string {
+  return step.toolCalls.map((call) => renderToolCall(call, style)).join('\n');
+}
+
+export function renderToolCall(call: AgentToolCall, style: Style): string {
+  const args =
+    typeof call.arguments === 'string' ? call.arguments : JSON.stringify(compact(call.arguments));
+  const head = `  ${style.cyan('→')} ${style.bold(call.tool)} ${style.dim(args)}`;
+  const trace = call.meta?.traceId ? style.dim(` · trace ${call.meta.traceId}`) : '';
+  let result: string;
+  switch (call.status) {
+    case 'ok':
+      result = `${style.green('ok')} ${call.meta ? `${call.meta.returned}${call.meta.total !== undefined ? ` of ${call.meta.total}` : ''} returned` : ''}`;
+      break;
+    case 'error':
+      result = `${style.red('error')} ${call.error?.code ?? ''} (${call.error?.category ?? ''}): ${call.error?.message ?? ''}`;
+      break;
+    case 'pending_approval':
+      result = style.yellow('pending approval');
+      break;
+    case 'accepted':
+      result = style.cyan('accepted');
+      break;
+  }
+  return `${head}\n  ${style.cyan('←')} ${result}${trace}`;
+}
+
+/** Arguments without the `null`s strict-mode tools are filled with. */
+export function compact(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null));
+}

@@ -1,0 +1,44 @@
+/**
+ * The six services of the local stack and where they listen (the same variables and defaults
+ * as the services' own `serviceEndpoints`), plus the NATS URL agents use.
+ */
+export const SERVICE_NAMES = [
+  'registry',
+  'synthesizer',
+  'policy',
+  'executor',
+  'memory',
+  'audit',
+] as const;
+
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+const DEFAULT_PORTS: Record<ServiceName, number> = {
+  registry: 50061,
+  synthesizer: 50062,
+  policy: 50063,
+  executor: 50064,
+  memory: 50065,
+  audit: 50066,
+};
+
+/** `TOLLGATE_<NAME>_GRPC_ADDR`, the variable that moves a service's gRPC address. */
+export function addressVariable(name: ServiceName): string {
+  return `TOLLGATE_${name.toUpperCase()}_GRPC_ADDR`;
+}
+
+/** Where `name` listens for gRPC: its variable, else `127.0.0.1:<default port>`. */
+export function serviceAddress(name: ServiceName, env: NodeJS.ProcessEnv): string {
+  return env[addressVariable(name)]?.trim() || `127.0.0.1:${DEFAULT_PORTS[name]}`;
+}
+
+/** NATS, where agents call tools: `TOLLGATE_NATS_URL`, else `nats://127.0.0.1:4222`. */
+export function natsUrl(env: NodeJS.ProcessEnv): string {
+  return (
+    env.TOLLGATE_NATS_URL?.trim() || `nats://127.0.0.1:${env.TOLLGATE_NATS_PORT?.trim() || '4222'}`
+  );
+}
+
+export function isServiceName(value: string): value is ServiceName {
+  return (SERVICE_NAMES as readonly string[]).includes(value);
+}

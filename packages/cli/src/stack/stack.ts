@@ -1,0 +1,389 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkHealth } from '@tollgate/contracts';
+import { CliError } from '../errors.js';
+import type { StackHome } from './home.js';
+import { infraMessage, parseInfraStatus, runInfraScript } from './infra.js';
+import type { InfraServer } from './infra.js';
+import { ensureIssuer } from './issuer.js';
+import {
+  changedSettings,
+  forgetRecord,
+  isRunning,
+  logTail,
+  processFiles,
+  readRecord,
+  settingsOf,
+  sleep,
+  startDetached,
+  stopProcess,
+  writeRecord,
+} from './processes.js';
+import { SERVICE_NAMES, addressVariable, natsUrl, serviceAddress } from './services.js';
+import type { ServiceName } from './services.js';
+
+/** How one service of the local stack is doing. */
+export interface ServiceStatus {
+  name: ServiceName;
+  /** gRPC address. */
+  address: string;
+  /**
+   * `running`: started by `tollgate up` and serving; `starting`: alive, not serving yet;
+   * `external`: something not started by `up` serves at the address; `stopped`.
+   */
+  state: 'running' | 'starting' | 'external' | 'stopped';
+  pid?: number;
+  startedAt?: string;
+  log: string;
+  /** What `up` did (`up` only): started, restarted, already running, or adopted. */
+  action?: 'started' | 'restarted' | 'already_running' | 'external';
+  /** Why it was restarted: the settings that changed. */
+  changed?: string[];
+}
+
+/** The whole local stack. */
+export interface StackStatus {
+  home: string;
+  nats: string;
+  trustedIssuersFile: string;
+  infra: InfraServer[];
+  services: ServiceStatus[];
+  /** Every infrastructure server healthy and every service serving. */
+  healthy: boolean;
+}
+
+/** Reports from `up`/`down` while they work. */
+export interface StackProgress {
+  step(label: string): {
+    update(detail: string): void;
+    done(note?: string): void;
+    fail(note?: string): void;
+  };
+  warn(text: string): void;
+}
+
+export interface UpOptions {
+  env: NodeJS.ProcessEnv;
+  /** Skip `deploy/local/up.sh` (the infrastructure is managed elsewhere). */
+  skipInfra?: boolean;
+  /** How long each service may take to serve, ms. */
+  timeoutMs: number;
+  progress: StackProgress;
+}
+
+/**
+ * Brings the local stack up: the dev issuer, the infrastructure (`deploy/local/up.sh`), then
+ * the six services as detached background processes, waiting until each serves gRPC health.
+ * Idempotent: a service already running with the same settings is left alone; one started
+ * with different `TOLLGATE_*` settings is restarted so the stack matches this environment.
+ */
+export async function stackUp(home: StackHome, options: UpOptions): Promise<StackStatus> {
+  const checkout = requireCheckout(home);
+  await ensureIssuer(home);
+  if (!options.skipInfra) {
+    const step = options.progress.step('infrastructure (NATS, FerretDB, Elasticsearch)');
+    const run = await runInfraScript(checkout, 'up.sh', {
+      env: options.env,
+      log: join(home.run, 'infra.log'),
+      onLine: (line) => step.update(infraMessage(line)),
+    });
+    if (run.code !== 0) {
+      step.fail();
+      throw new CliError(
+        'INFRA_FAILED',
+        `the infrastructure did not come up: ${run.lines.map(infraMessage).filter(Boolean).slice(-5).join(' | ')} (log: ${join(home.run, 'infra.log')})`,
+      );
+    }
+    step.done();
+  }
+  for (const name of SERVICE_NAMES) {
+    const entry = serviceEntry(checkout, name);
+    if (!existsSync(entry)) {
+      throw new CliError('NOT_BUILT', `${entry} does not exist; run \`pnpm build\` first`);
+    }
+  }
+  const step = options.progress.step('services');
+  const pending = new Set<string>(SERVICE_NAMES);
+  step.update(`waiting for ${[...pending].join(', ')}`);
+  const results = await Promise.allSettled(
+    SERVICE_NAMES.map(async (name) => {
+      const status = await serviceUp(home, checkout, name, options);
+      pending.delete(name);
+      step.update(pending.size > 0 ? `waiting for ${[...pending].join(', ')}` : '');
+      return status;
+    }),
+  );
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  if (failures.length > 0) {
+    step.fail();
+    const first = failures[0];
+    if (first instanceof CliError && failures.length === 1) throw first;
+    throw new CliError(
+      'SERVICES_FAILED',
+      failures.map((f) => (f instanceof Error ? f.message : String(f))).join('; '),
+    );
+  }
+  step.done();
+  const services = results.map((r) => (r as PromiseFulfilledResult<ServiceStatus>).value);
+  for (const s of services) {
+    if (s.action === 'external') {
+      options.progress.warn(
+        `${s.name}: something not started by \`tollgate up\` already serves ${s.address}; left as is`,
+      );
+    }
+  }
+  const infra = options.skipInfra ? [] : await infraStatus(home, options.env);
+  return summary(home, options.env, infra, services);
+}
+
+async function serviceUp(
+  home: StackHome,
+  checkout: string,
+  name: ServiceName,
+  options: UpOptions,
+): Promise<ServiceStatus> {
+  const address = serviceAddress(name, options.env);
+  const entry = serviceEntry(checkout, name);
+  const log = processFiles(home.run, name).log;
+  const env: NodeJS.ProcessEnv = {
+    ...options.env,
+    TOLLGATE_TRUSTED_ISSUERS_FILE: home.trustedIssuersFile,
+    [addressVariable(name)]: address,
+    TOLLGATE_LOG_LEVEL: options.env.TOLLGATE_LOG_LEVEL || 'info',
+  };
+  const settings = settingsOf(env);
+  const record = await readRecord(home.run, name);
+  let action: ServiceStatus['action'] = 'started';
+  let changed: string[] | undefined;
+  if (record && isRunning(record.pid, record.entry)) {
+    changed = changedSettings(record.settings, settings);
+    if (record.address === address && record.entry === entry && changed.length === 0) {
+      await waitServing(
+        name,
+        address,
+        options.timeoutMs,
+        () => isRunning(record.pid, record.entry),
+        log,
+      );
+      return statusOf(name, address, log, record.pid, record.startedAt, 'already_running');
+    }
+    options.progress.warn(
+      `${name}: restarting, started with other settings (${changed.length > 0 ? changed.join(', ') : 'address or build'})`,
+    );
+    await stopProcess(record.pid, record.entry, 15_000);
+    await forgetRecord(home.run, name);
+    action = 'restarted';
+  } else if (await isServing(address)) {
+    return { name, address, state: 'external', log, action: 'external' };
+  }
+  const child = startDetached(entry, { cwd: checkout, env, log });
+  if (child.pid === undefined) {
+    throw new CliError('START_FAILED', `${name}: could not start ${entry}`);
+  }
+  const pid = child.pid;
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  const startedAt = new Date().toISOString();
+  await writeRecord(home.run, name, { pid, address, entry, startedAt, settings });
+  await waitServing(
+    name,
+    address,
+    options.timeoutMs,
+    () => exited === undefined && isRunning(pid, entry),
+    log,
+  );
+  return {
+    ...statusOf(name, address, log, pid, startedAt, action),
+    ...(changed && changed.length > 0 ? { changed } : {}),
+  };
+}
+
+function statusOf(
+  name: ServiceName,
+  address: string,
+  log: string,
+  pid: number,
+  startedAt: string,
+  action: ServiceStatus['action'],
+): ServiceStatus {
+  return { name, address, state: 'running', pid, startedAt, log, ...(action ? { action } : {}) };
+}
+
+/** Polls gRPC health until SERVING; fails fast (with the log's tail) when the process dies. */
+async function waitServing(
+  name: ServiceName,
+  address: string,
+  timeoutMs: number,
+  alive: () => boolean,
+  log: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await isServing(address)) return;
+    if (!alive()) {
+      const tail = await logTail(log, 5);
+      throw new CliError(
+        'START_FAILED',
+        `${name} exited during startup (log: ${log})${tail ? `: ${lastMessage(tail)}` : ''}`,
+      );
+    }
+    if (Date.now() > deadline) {
+      throw new CliError(
+        'START_TIMEOUT',
+        `${name} did not serve gRPC health at ${address} within ${Math.round(timeoutMs / 1000)}s (log: ${log})`,
+      );
+    }
+    await sleep(250);
+  }
+}
+
+/** The most telling line of a JSON log tail: the last fatal/error message, else the last line. */
+function lastMessage(tail: string): string {
+  const lines = tail.split('\n');
+  for (const line of [...lines].reverse()) {
+    try {
+      const parsed = JSON.parse(line) as {
+        level?: unknown;
+        msg?: unknown;
+        err?: { message?: unknown };
+      };
+      if (
+        parsed.level === 'fatal' ||
+        parsed.level === 'error' ||
+        parsed.level === 50 ||
+        parsed.level === 60
+      ) {
+        const detail = typeof parsed.err?.message === 'string' ? ` (${parsed.err.message})` : '';
+        return `${String(parsed.msg)}${detail}`;
+      }
+    } catch {
+      // not JSON
+    }
+  }
+  return (lines[lines.length - 1] ?? '').slice(0, 300);
+}
+
+async function isServing(address: string): Promise<boolean> {
+  try {
+    return (await checkHealth(address, '', { deadlineMs: 1_000 })) === 1;
+  } catch {
+    return false;
+  }
+}
+
+export interface DownOptions {
+  env: NodeJS.ProcessEnv;
+  keepInfra?: boolean;
+  graceMs: number;
+  progress: StackProgress;
+}
+
+/** What `down` stopped. */
+export interface DownResult {
+  services: Array<{ name: ServiceName; result: 'stopped' | 'killed' | 'not_running' }>;
+  infra: 'stopped' | 'kept';
+}
+
+/** Stops the services `up` started (SIGTERM, SIGKILL after the grace), then the infrastructure. */
+export async function stackDown(home: StackHome, options: DownOptions): Promise<DownResult> {
+  const step = options.progress.step('stopping services');
+  const services = await Promise.all(
+    SERVICE_NAMES.map(async (name) => {
+      const record = await readRecord(home.run, name);
+      const result = record
+        ? await stopProcess(record.pid, record.entry, options.graceMs)
+        : ('not_running' as const);
+      await forgetRecord(home.run, name);
+      return { name, result };
+    }),
+  );
+  step.done();
+  for (const s of services) {
+    if (s.result === 'killed')
+      options.progress.warn(`${s.name} did not stop in time and was killed`);
+  }
+  if (options.keepInfra) return { services, infra: 'kept' };
+  const infraStep = options.progress.step('stopping the infrastructure');
+  const run = await runInfraScript(requireCheckout(home), 'down.sh', {
+    env: options.env,
+    log: join(home.run, 'infra.log'),
+    onLine: (line) => infraStep.update(infraMessage(line)),
+  });
+  if (run.code !== 0) {
+    infraStep.fail();
+    throw new CliError(
+      'INFRA_FAILED',
+      `deploy/local/down.sh failed (log: ${join(home.run, 'infra.log')})`,
+    );
+  }
+  infraStep.done();
+  return { services, infra: 'stopped' };
+}
+
+/** Where everything is and whether it is healthy. */
+export async function stackStatus(home: StackHome, env: NodeJS.ProcessEnv): Promise<StackStatus> {
+  const [infra, services] = await Promise.all([
+    home.checkout ? infraStatus(home, env) : Promise.resolve([]),
+    Promise.all(SERVICE_NAMES.map((name) => serviceStatus(home, name, env))),
+  ]);
+  return summary(home, env, infra, services);
+}
+
+async function serviceStatus(
+  home: StackHome,
+  name: ServiceName,
+  env: NodeJS.ProcessEnv,
+): Promise<ServiceStatus> {
+  const address = serviceAddress(name, env);
+  const log = processFiles(home.run, name).log;
+  const record = await readRecord(home.run, name);
+  const serving = await isServing(record?.address ?? address);
+  if (record && isRunning(record.pid, record.entry)) {
+    return {
+      name,
+      address: record.address,
+      state: serving ? 'running' : 'starting',
+      pid: record.pid,
+      startedAt: record.startedAt,
+      log,
+    };
+  }
+  return { name, address, state: serving ? 'external' : 'stopped', log };
+}
+
+async function infraStatus(home: StackHome, env: NodeJS.ProcessEnv): Promise<InfraServer[]> {
+  const run = await runInfraScript(home.checkout, 'status.sh', { env });
+  return parseInfraStatus(run.lines);
+}
+
+function summary(
+  home: StackHome,
+  env: NodeJS.ProcessEnv,
+  infra: InfraServer[],
+  services: ServiceStatus[],
+): StackStatus {
+  return {
+    home: home.root,
+    nats: natsUrl(env),
+    trustedIssuersFile: home.trustedIssuersFile,
+    infra,
+    services,
+    healthy:
+      infra.every((s) => s.healthy) &&
+      services.every((s) => s.state === 'running' || s.state === 'external'),
+  };
+}
+
+function serviceEntry(checkout: string, name: ServiceName): string {
+  return join(checkout, 'services', name, 'dist', 'main.js');
+}
+
+function requireCheckout(home: StackHome): string {
+  if (home.checkout === undefined) {
+    throw new CliError(
+      'NO_CHECKOUT',
+      'the local stack runs from a Tollgate checkout (deploy/local and services/); none was found',
+    );
+  }
+  return home.checkout;
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { serviceEndpoints } from '@tollgate/kit';
+import {
+  SERVICE_NAMES,
+  addressVariable,
+  changedSettings,
+  natsUrl,
+  parseInfraStatus,
+  resolveHome,
+  serviceAddress,
+  settingsOf,
+} from '../src/index.js';
+
+describe('stack - local stack bookkeeping', () => {
+  it("stack - service addresses and variables are the services' own", () => {
+    for (const name of SERVICE_NAMES) {
+      expect(addressVariable(name)).toBe(serviceEndpoints[name].env);
+      expect(serviceAddress(name, {})).toBe(serviceEndpoints[name].default);
+    }
+    expect(serviceAddress('registry', { TOLLGATE_REGISTRY_GRPC_ADDR: '10.0.0.1:7000' })).toBe(
+      '10.0.0.1:7000',
+    );
+    expect(natsUrl({})).toBe('nats://127.0.0.1:4222');
+    expect(natsUrl({ TOLLGATE_NATS_PORT: '4333' })).toBe('nats://127.0.0.1:4333');
+  });
+
+  it("stack - settings digests cover TOLLGATE_* variables except the CLI's own, never their values", () => {
+    const env = {
+      TOLLGATE_DEMO_ES_CREDENTIAL: '{"kind":"none"}',
+      TOLLGATE_LOG_LEVEL: 'info',
+      TOLLGATE_TENANT: 'team-b',
+      TOLLGATE_LLM_API_KEY: 'sk-secret',
+      HOME: '/root',
+    };
+    const settings = settingsOf(env);
+    expect(Object.keys(settings)).toEqual(['TOLLGATE_DEMO_ES_CREDENTIAL', 'TOLLGATE_LOG_LEVEL']);
+    expect(JSON.stringify(settings)).not.toContain('kind');
+    expect(changedSettings(settings, settingsOf({ ...env, TOLLGATE_LOG_LEVEL: 'debug' }))).toEqual([
+      'TOLLGATE_LOG_LEVEL',
+    ]);
+    expect(changedSettings(settings, settingsOf({ ...env, TOLLGATE_TENANT: 'x' }))).toEqual([]);
+    expect(changedSettings(settings, settingsOf({ TOLLGATE_LOG_LEVEL: 'info' }))).toEqual([
+      'TOLLGATE_DEMO_ES_CREDENTIAL',
+    ]);
+  });
+
+  it('stack - infrastructure status lines are read; other lines are ignored', () => {
+    expect(
+      parseInfraStatus([
+        '[infra] nats           running  pid=6656     nats://127.0.0.1:4222      healthy',
+        '[infra] elasticsearch  stopped  pid=-        http://127.0.0.1:9200      -',
+        '[infra] ferretdb       running  pid=6773     mongodb://127.0.0.1:27017  unhealthy',
+        'something else',
+      ]),
+    ).toEqual([
+      {
+        name: 'nats',
+        state: 'running',
+        pid: 6656,
+        address: 'nats://127.0.0.1:4222',
+        healthy: true,
+      },
+      {
+        name: 'elasticsearch',
+        state: 'stopped',
+        pid: undefined,
+        address: 'http://127.0.0.1:9200',
+        healthy: false,
+      },
+      {
+        name: 'ferretdb',
+        state: 'running',
+        pid: 6773,
+        address: 'mongodb://127.0.0.1:27017',
+        healthy: false,
+      },
+    ]);
+  });
+
+  it("stack - state lives in TOLLGATE_HOME, else the checkout's .tollgate", () => {
+    const home = resolveHome({}, '/tmp');
+    expect(home.checkout).toBe(new URL('../../..', import.meta.url).pathname.replace(/\/$/, ''));
+    expect(home.root).toBe(`${home.checkout}/.tollgate`);
+    expect(home.issuerKeyFile).toBe(`${home.checkout}/.tollgate/keys/issuer.json`);
+    const custom = resolveHome({ TOLLGATE_HOME: 'state' }, '/srv');
+    expect([custom.root, custom.run, custom.trustedIssuersFile]).toEqual([
+      '/srv/state',
+      '/srv/state/run',
+      '/srv/state/trusted-issuers.json',
+    ]);
+  });
+});
