@@ -77,12 +77,15 @@ export interface CallLearning {
 export async function startCallLearning(deps: {
   nc: NatsConnection;
   durable: string;
+  /** Where a new durable starts (default: every retained event). */
+  learnFrom?: 'all' | 'new';
   learner: Learner;
   logger: Logger;
 }): Promise<CallLearning> {
   const messages = await consumeEvents(deps.nc, {
     durable: deps.durable,
     types: [EventTypes.callCompleted],
+    deliverPolicy: deps.learnFrom ?? 'all',
   });
   const loop = (async () => {
     for await (const msg of messages) await handle(msg, deps);

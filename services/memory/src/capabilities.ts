@@ -19,9 +19,9 @@ import {
   rejectRevision,
 } from './revisions.js';
 import { listScope, useScope, writeOwner } from './scope.js';
+import { capabilityDoc, readCapability } from './capability-docs.js';
 import { findPage, isDuplicateKey } from './store.js';
 import type { StoredDocument } from './store.js';
-import { StoredDoc } from './stored.js';
 import type {
   Actor,
   Capability,
@@ -107,7 +107,7 @@ export class CapabilityBook<C> {
     problems.throwIfAny(`${capitalise(this.#spec.label)} refused`);
     const existing = await this.#deps.collection.findOne({ _id: init.id });
     if (existing !== null) {
-      const capability = this.#read(existing);
+      const capability = readCapability(this.#spec, existing);
       return { capability, revision: latestRevision(capability) };
     }
     const capability = newCapability({
@@ -167,7 +167,7 @@ export class CapabilityBook<C> {
       token: request.pageToken,
     });
     const views = page.docs.flatMap((doc) => {
-      const capability = this.#read(doc);
+      const capability = readCapability(this.#spec, doc);
       const revisions =
         status === 'approved'
           ? [approvedRevision(capability)].filter((r) => r !== undefined)
@@ -186,7 +186,7 @@ export class CapabilityBook<C> {
       .limit(limit)
       .toArray();
     return docs.flatMap((doc) => {
-      const capability = this.#read(doc);
+      const capability = readCapability(this.#spec, doc);
       const revision = approvedRevision(capability);
       return revision === undefined ? [] : [{ capability, revision }];
     });
@@ -274,7 +274,7 @@ export class CapabilityBook<C> {
     for (let attempt = 0; attempt < 8; attempt++) {
       const current = await this.#visible(principal, id);
       const next = apply(current);
-      const doc = this.#toDoc({ ...next.capability, version: current.version + 1 });
+      const doc = capabilityDoc(this.#spec, { ...next.capability, version: current.version + 1 });
       const { _id: _ignored, ...fields } = doc;
       const written = await this.#deps.collection.findOneAndUpdate(
         { _id: id, version: current.version },
@@ -282,7 +282,7 @@ export class CapabilityBook<C> {
         { returnDocument: 'after' },
       );
       if (written !== null) {
-        const capability = this.#read(written);
+        const capability = readCapability(this.#spec, written);
         const revision = capability.revisions.find((r) => r.revision === next.revision.revision);
         if (revision === undefined) throw new Error(`revision ${next.revision.revision} vanished`);
         return { capability, revision };
@@ -299,7 +299,7 @@ export class CapabilityBook<C> {
       .match('id', id, ITEM_ID, `a ${this.#spec.label} id`)
       .throwIfAny('Invalid request');
     const doc = await this.#deps.collection.findOne({ _id: id });
-    const capability = doc === null ? undefined : this.#read(doc);
+    const capability = doc === null ? undefined : readCapability(this.#spec, doc);
     if (capability === undefined || !canSee(principal, capability.owner)) {
       throw new TollgateError('NOT_FOUND', `${capitalise(this.#spec.label)} ${id} not found.`);
     }
@@ -308,7 +308,7 @@ export class CapabilityBook<C> {
 
   async #insert(capability: Capability<C>): Promise<void> {
     try {
-      await this.#deps.collection.insertOne(this.#toDoc(capability));
+      await this.#deps.collection.insertOne(capabilityDoc(this.#spec, capability));
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       throw new TollgateError(
@@ -338,60 +338,6 @@ export class CapabilityBook<C> {
       sessionId: capability.sessionId,
       writtenBy: by,
     });
-  }
-
-  #toDoc(capability: Capability<C>): StoredDocument {
-    return {
-      _id: capability.id,
-      ...capability.owner,
-      name: capability.name,
-      sessionId: capability.sessionId,
-      revisions: capability.revisions.map((r) => ({
-        revision: r.revision,
-        contentJson: JSON.stringify(this.#spec.toJson(r.content)),
-        indexKey: this.#spec.indexKey?.(r.content) ?? '',
-        contentHash: r.contentHash,
-        baseHash: r.baseHash,
-        status: r.status,
-        proposedBy: r.proposedBy,
-        createdAt: r.createdAt,
-        decidedBy: r.decidedBy ?? null,
-        decidedAt: r.decidedAt ?? null,
-        reason: r.reason,
-      })),
-      approvedRevision: capability.approvedRevision,
-      approvedHash: capability.approvedHash,
-      createdAt: capability.createdAt,
-      updatedAt: capability.updatedAt,
-      version: capability.version,
-    };
-  }
-
-  #read(doc: StoredDocument): Capability<C> {
-    const d = new StoredDoc(`memory_${this.#spec.kind}s`, doc);
-    return {
-      id: d.string('_id'),
-      owner: d.owner(),
-      name: d.string('name'),
-      sessionId: d.string('sessionId'),
-      revisions: d.list('revisions').map((r) => ({
-        revision: r.number('revision'),
-        content: this.#spec.fromJson(r.jsonObject('contentJson')),
-        contentHash: r.string('contentHash'),
-        baseHash: r.string('baseHash'),
-        status: r.oneOf('status', ['proposed', 'approved', 'rejected'] as const),
-        proposedBy: r.actor('proposedBy'),
-        createdAt: r.date('createdAt'),
-        decidedBy: r.optionalActor('decidedBy'),
-        decidedAt: r.optionalDate('decidedAt'),
-        reason: r.string('reason'),
-      })),
-      approvedRevision: d.number('approvedRevision'),
-      approvedHash: d.string('approvedHash'),
-      createdAt: d.date('createdAt'),
-      updatedAt: d.date('updatedAt'),
-      version: d.number('version'),
-    };
   }
 }
 

@@ -43,13 +43,19 @@ function positive(env: string, description: string, dflt: number): ConfigField<n
 export const memoryConfig = {
   trustedIssuersFile: cfg.string(
     'TOLLGATE_TRUSTED_ISSUERS_FILE',
-    'JSON file of trusted token issuers (or a dev issuer key file)',
-    DEV_ISSUERS_FILE,
+    `trusted token issuers: [{ issuer, keys }] or an issuer key file (empty: a dev issuer at ${DEV_ISSUERS_FILE})`,
+    '',
   ),
   durable: cfg.string(
     'TOLLGATE_MEMORY_DURABLE',
     'durable consumer name for call.completed',
     'memory',
+  ),
+  learnFrom: cfg.oneOf(
+    'TOLLGATE_MEMORY_LEARN_FROM',
+    'where a new durable consumer starts: every retained call.completed (all) or only new ones',
+    ['all', 'new'] as const,
+    'all',
   ),
   autoKinds: list(
     'TOLLGATE_MEMORY_AUTO_KINDS',
@@ -106,7 +112,7 @@ export type MemoryConfig = ConfigOf<typeof memoryConfig>;
 /** What the service logic needs of the configuration. */
 export type MemorySettings = Omit<
   MemoryConfig,
-  'trustedIssuersFile' | 'durable' | 'sweepIntervalMs'
+  'trustedIssuersFile' | 'durable' | 'learnFrom' | 'sweepIntervalMs'
 >;
 
 export const DEFAULT_SETTINGS: MemorySettings = {

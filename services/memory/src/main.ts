@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import {
   EventPublisher,
   bootService,
@@ -23,14 +22,13 @@ await bootService({
   async start({ nc, mongo, config, logger, grpcServer, lifecycle }) {
     if (mongo === undefined) throw new Error('memory needs MongoDB');
     await ensureEventStream(nc);
-    if (config.trustedIssuersFile === DEV_ISSUERS_FILE && !existsSync(DEV_ISSUERS_FILE)) {
-      await ensureDevIssuer(DEV_ISSUERS_FILE);
-      logger.warn(
-        { file: DEV_ISSUERS_FILE },
-        'no trusted issuers configured; created a dev issuer',
-      );
+    let issuers = config.trustedIssuersFile;
+    if (issuers === '') {
+      issuers = DEV_ISSUERS_FILE;
+      await ensureDevIssuer(issuers);
+      logger.warn({ file: issuers }, 'no TOLLGATE_TRUSTED_ISSUERS_FILE: trusting the dev issuer');
     }
-    const verifier = await loadTokenVerifier(config.trustedIssuersFile);
+    const verifier = await loadTokenVerifier(issuers);
     const store = await openStore(mongo.db);
     const announcer = new BusAnnouncer({ publisher: new EventPublisher(nc), store, logger });
     const memory = new Memory({ store, announcer, settings: config });
@@ -38,16 +36,19 @@ await bootService({
     const learning = await startCallLearning({
       nc,
       durable: config.durable,
+      learnFrom: config.learnFrom,
       learner: memory.learner,
       logger,
     });
-    lifecycle.add('call learning', () => learning.stop());
     const sweeper = startSweeper({
       sessions: memory.sessions,
       announcer,
       logger,
       intervalMs: config.sweepIntervalMs,
     });
-    lifecycle.add('sweeper', () => sweeper.stop());
+    lifecycle.add('memory', async () => {
+      await sweeper.stop();
+      await learning.stop();
+    });
   },
 });

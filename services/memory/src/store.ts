@@ -46,7 +46,6 @@ export async function openStore(db: Db): Promise<MemoryStore> {
     outbox: col('memory_outbox'),
   };
   await ensureIndexes(db, {
-    memory_sessions: [{ key: { expiresAt: 1 } }],
     memory_preferences: [
       { key: { ...OWNER, key: 1 }, unique: true, name: 'owner_key' },
       { key: { tenant: 1, user: 1 } },
@@ -59,20 +58,20 @@ export async function openStore(db: Db): Promise<MemoryStore> {
     memory_skills: [{ key: { ...OWNER, name: 1 }, unique: true, name: 'owner_name' }],
     memory_outbox: [{ key: { createdAt: 1 } }],
   });
-  await tryTtlIndex(store.sessions);
+  await indexExpiry(store.sessions);
   return store;
 }
 
-/** Creates a TTL index where the server has them; FerretDB 1.x refuses the option. */
-async function tryTtlIndex(sessions: Collection<StoredDocument>): Promise<boolean> {
+/**
+ * Indexes session expiry: a TTL index where the server has them (MongoDB deletes expired
+ * snapshots itself), a plain one where it refuses the option (FerretDB 1.x).
+ */
+async function indexExpiry(sessions: Collection<StoredDocument>): Promise<void> {
   try {
-    await sessions.createIndex({ expiresAt: 1 }, { name: 'expiry_ttl', expireAfterSeconds: 0 });
-    return true;
+    await sessions.createIndex({ expiresAt: 1 }, { name: 'expiry', expireAfterSeconds: 0 });
   } catch (err) {
-    const message = (err as Error).message;
-    if (/not implemented|not supported|already exists|IndexOptionsConflict/i.test(message))
-      return false;
-    throw err;
+    if (!/not implemented|not supported/i.test((err as Error).message)) throw err;
+    await sessions.createIndex({ expiresAt: 1 }, { name: 'expiry' });
   }
 }
 

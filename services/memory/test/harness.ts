@@ -155,7 +155,13 @@ export async function startMemory(
     },
     async startLearning() {
       const durable = uniqueName('memory_test');
-      const learning = await startCallLearning({ nc, durable, learner: memory.learner, logger });
+      const learning = await startCallLearning({
+        nc,
+        durable,
+        learnFrom: 'new',
+        learner: memory.learner,
+        logger,
+      });
       learnings.push({ learning, durable });
       return learning;
     },

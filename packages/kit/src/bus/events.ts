@@ -91,6 +91,11 @@ export interface DurableConsumerOptions {
   maxDeliver?: number;
   ackWaitMs?: number;
   maxAckPending?: number;
+  /**
+   * Where a consumer created by this call starts: every retained event (`all`, the default) or
+   * only events published from now on (`new`). An existing consumer keeps its position.
+   */
+  deliverPolicy?: 'all' | 'new';
 }
 
 /** Creates (idempotently) a durable pull consumer on the events stream and starts consuming. */
@@ -103,7 +108,7 @@ export async function consumeEvents(
   const config = {
     durable_name: options.durable,
     ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
+    deliver_policy: options.deliverPolicy === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
     max_deliver: options.maxDeliver ?? 5,
     ack_wait: nanos(options.ackWaitMs ?? 30_000),
     max_ack_pending: options.maxAckPending ?? 1_000,
@@ -111,8 +116,10 @@ export async function consumeEvents(
     ...(filter && filter.length > 1 ? { filter_subjects: filter } : {}),
   };
   try {
-    await jsm.consumers.info(EVENTS_STREAM, options.durable);
-    await jsm.consumers.update(EVENTS_STREAM, options.durable, config);
+    const existing = await jsm.consumers.info(EVENTS_STREAM, options.durable);
+    // A consumer's start position cannot change once it exists.
+    const update = { ...config, deliver_policy: existing.config.deliver_policy };
+    await jsm.consumers.update(EVENTS_STREAM, options.durable, update);
   } catch (err) {
     if (!isNotFound(err)) throw err;
     await jsm.consumers.add(EVENTS_STREAM, config);
