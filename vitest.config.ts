@@ -10,6 +10,7 @@ export default defineConfig({
           name: 'unit',
           include: ['packages/**/test/**/*.test.ts', 'services/*/test/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
+          testTimeout: 30_000,
         },
       },
       {

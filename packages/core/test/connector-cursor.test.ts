@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { canonicalJson, decodeCursor, encodeCursor, sealQuery } from '../src/connector/cursor.js';
+import { decodeCursor, encodeCursor, sealQuery } from '../src/connector/cursor.js';
+import { canonicalJson } from '../src/canonical.js';
 
 describe('cursor', () => {
   it('cursor - round-trips sort values for the same seal', () => {

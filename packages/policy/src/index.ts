@@ -37,7 +37,6 @@ export { nextWindowState, rateLimitCounterKey } from './limits/rate-limit.js';
 export type { RateLimit, WindowDecision, WindowState } from './limits/rate-limit.js';
 export { OPERATIONS, parseActionPattern, parseToolName } from './model/actions.js';
 export type { ActionPattern } from './model/actions.js';
-export { canonicalHash, canonicalJson } from './model/canonical-json.js';
 export { cedarSchemaText } from './model/schema.js';
 export { parseTimeWindow } from './model/time-window.js';
 export type { TimeWindow } from './model/time-window.js';

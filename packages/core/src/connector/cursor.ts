@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 import { TollgateError } from '../errors/codes.js';
+import { canonicalJson } from '../canonical.js';
 
 /** A sort value a cursor carries (the last row's position in the sort order). */
 export type CursorValue = string | number | boolean | null;
@@ -83,16 +84,5 @@ function signAfter(after: readonly CursorValue[], seal: string): string {
 function cursorError(message: string): TollgateError {
   return new TollgateError('ARGUMENTS_INVALID', `Invalid cursor: ${message}.`, {
     details: [{ path: 'cursor', message, expected: 'a cursor returned by the same query' }],
-  });
-}
-
-/** JSON with object keys sorted, so equal shapes digest equally whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) => {
-    if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) return inner;
-    const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(inner).sort())
-      sorted[key] = (inner as Record<string, unknown>)[key];
-    return sorted;
   });
 }

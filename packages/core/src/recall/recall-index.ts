@@ -3,7 +3,7 @@
  * must name its scope and only that scope's sub-index is read, so isolation never depends on
  * scoring and resources in other scopes cost nothing.
  */
-import { compareCodeUnits } from '../tools/canonical.js';
+import { compareCodeUnits } from '../canonical.js';
 import type { RecallDocument, RecallScope } from './document.js';
 import { queryTerms, tokenize } from './tokenize.js';
 

@@ -4,7 +4,7 @@
  * every field the set touches; the others point to it). Short on purpose: every token is paid
  * on every model call. Only fields the principal may use are named.
  */
-import { compareCodeUnits } from '../tools/canonical.js';
+import { compareCodeUnits } from '../canonical.js';
 import type { AggregationKind, Operation } from '../tools/types.js';
 import type { Projection } from './projection.js';
 

@@ -4,7 +4,7 @@
  */
 import type { ResourceDescriptor } from '../descriptor/types.js';
 import { TollgateError } from '../errors/codes.js';
-import { canonicalHash, compareCodeUnits } from '../tools/canonical.js';
+import { canonicalHash, compareCodeUnits } from '../canonical.js';
 import type { Operation, PermissionSet } from '../tools/types.js';
 
 /** Who is asking: the roles and name of an agent. */

@@ -5,7 +5,7 @@
  */
 import type { FieldSpec } from '../descriptor/types.js';
 import { TollgateError } from '../errors/codes.js';
-import { compareCodeUnits } from '../tools/canonical.js';
+import { compareCodeUnits } from '../canonical.js';
 import type {
   AggregationKind,
   FilterOp,

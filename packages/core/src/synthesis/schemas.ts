@@ -3,7 +3,7 @@
  * allows appears: enums of permitted fields, operators pruned per field, typed values, caps.
  * Optional arguments are nullable and not required; `additionalProperties: false` everywhere.
  */
-import { canonicalJson } from '../tools/canonical.js';
+import { canonicalJson } from '../canonical.js';
 import type { FilterOp, JsonSchema, Operation } from '../tools/types.js';
 import { nullable } from './fields.js';
 import type { FilterBranch, Projection } from './projection.js';

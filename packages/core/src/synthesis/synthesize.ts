@@ -3,7 +3,7 @@
  * same inputs give byte-identical tools with the same version hashes.
  */
 import { TollgateError } from '../errors/codes.js';
-import { canonicalHash, canonicalJson } from '../tools/canonical.js';
+import { canonicalHash, canonicalJson } from '../canonical.js';
 import type {
   JsonObject,
   JsonSchema,

@@ -8,7 +8,7 @@ import { normalizePermissions } from '../synthesis/permissions.js';
 import { resolveOptions } from '../synthesis/limits.js';
 import type { SynthesisOptions } from '../synthesis/limits.js';
 import { synthesizeTools } from '../synthesis/synthesize.js';
-import { canonicalJson } from './canonical.js';
+import { canonicalJson } from '../canonical.js';
 import { compileToolValidator } from './validator.js';
 import type { ToolValidator } from './validator.js';
 import type { PermissionSet, ToolDefinition, VersionedResource } from './types.js';

@@ -9,7 +9,7 @@ import type {
   PolicyBundle,
   PolicyProblem,
 } from '../bundle/types.js';
-import { canonicalHash } from '../model/canonical-json.js';
+import { canonicalHash } from '@tollgate/core';
 import { zoneForKey, zoneKey } from '../model/clock.js';
 import type { ZoneKey } from '../model/clock.js';
 import { cedarSchemaText } from '../model/schema.js';

@@ -1,4 +1,4 @@
-import { canonicalHash } from '../model/canonical-json.js';
+import { canonicalHash } from '@tollgate/core';
 
 /** What an approval is bound to. */
 export interface ApprovalBinding {
