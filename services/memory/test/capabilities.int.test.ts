@@ -198,6 +198,40 @@ describe('skills - review bound to content hashes', () => {
     expect(rejected?.status).toBe(RevisionStatus.REJECTED);
   });
 
+  it('skills - of two edits of one approved revision approved at once, exactly one takes effect', async () => {
+    const bot = await h.client({ agent: 'bot' });
+    const consoleAlice = await h.client({ agent: 'console', user: 'alice' });
+    const { skill } = await bot.createSkill({ ...refundCheck, name: 'refund_check_race' });
+    await consoleAlice.approveSkill({
+      id: skill!.id,
+      revision: 1,
+      contentHash: skill!.contentHash,
+    });
+    const edits = await Promise.all(
+      ['A', 'B'].map((tag) =>
+        bot.updateSkill({
+          ...refundCheck,
+          id: skill!.id,
+          instructions: `Variant ${tag}.`,
+          baseHash: skill!.contentHash,
+        }),
+      ),
+    );
+    const results = await Promise.allSettled(
+      edits.map(({ skill: e }) =>
+        consoleAlice.approveSkill({
+          id: e!.id,
+          revision: e!.revision,
+          contentHash: e!.contentHash,
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const winner = results.findIndex((r) => r.status === 'fulfilled');
+    const { skill: inEffect } = await bot.getSkill({ id: skill!.id });
+    expect(inEffect?.contentHash).toBe(edits[winner]!.skill!.contentHash);
+  });
+
   it('skills - a person cannot approve their own proposal; a colleague can', async () => {
     const consoleBob = await h.client({ agent: 'console', user: 'bob' });
     const { skill } = await consoleBob.createSkill({ ...refundCheck, name: 'bobs_skill' });

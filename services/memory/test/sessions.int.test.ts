@@ -72,6 +72,27 @@ describe('sessions - snapshots', () => {
     );
   });
 
+  it('sessions - of concurrent writers naming the same version, exactly one wins', async () => {
+    const bot = await h.client({ agent: 'bot', user: 'race' });
+    await bot.putSession({ sessionId: 'race-1', state: { step: 0 }, expectedVersion: 0 });
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) =>
+        bot.putSession({ sessionId: 'race-1', state: { writer: i }, expectedVersion: 1 }),
+      ),
+    );
+    const won = results.filter((r) => r.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const r of results) {
+      if (r.status === 'rejected')
+        expect(isRpcError(r.reason) && r.reason.code).toBe(RpcStatus.ABORTED);
+    }
+    const { session } = await bot.getSession({ sessionId: 'race-1' });
+    expect(session?.version).toBe(2);
+    expect(session?.state).toEqual(
+      won[0]!.status === 'fulfilled' ? won[0]!.value.session?.state : undefined,
+    );
+  });
+
   it('sessions - secret-looking values are redacted rather than refusing the step', async () => {
     const bot = await h.client({ agent: 'bot' });
     const { session, redactedPaths } = await bot.putSession({
