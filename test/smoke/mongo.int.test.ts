@@ -34,6 +34,21 @@ describe('smoke - MongoDB wire protocol (FerretDB)', () => {
     expect(indexes.map((i) => i.name)).toContain('tenant_name_version');
   });
 
+  it('mongo - ensuring the same indexes again (a restart) changes nothing and keeps the connection', async () => {
+    const plan = {
+      approvals: [
+        { key: { tenant: 1, status: 1, requestedAt: 1 }, name: 'pending_by_tenant' },
+        { key: { status: 1, expiresAt: 1 }, name: 'expiry' },
+      ],
+    };
+    await ensureIndexes(mongo.db, plan);
+    await ensureIndexes(mongo.db, plan);
+    const names = (await mongo.db.collection('approvals').listIndexes().toArray()).map(
+      (i) => i.name,
+    );
+    expect(names.sort()).toEqual(['_id_', 'expiry', 'pending_by_tenant']);
+  });
+
   it('mongo - an unreachable server fails fast with a clear error', async () => {
     const started = Date.now();
     await expect(connectMongo('mongodb://127.0.0.1:1/x', { timeoutMs: 500 })).rejects.toThrow(

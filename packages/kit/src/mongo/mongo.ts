@@ -45,8 +45,12 @@ export async function connectMongo(
 /** Index specs per collection, created at start-up (creation is idempotent). */
 export type IndexPlan = Record<string, IndexDescription[]>;
 
+/**
+ * Creates the plan's indexes one at a time: FerretDB 1.24 drops the connection when a single
+ * createIndexes names two or more indexes that already exist, i.e. on every restart.
+ */
 export async function ensureIndexes(db: Db, plan: IndexPlan): Promise<void> {
   for (const [collection, indexes] of Object.entries(plan)) {
-    if (indexes.length > 0) await db.collection(collection).createIndexes(indexes);
+    for (const index of indexes) await db.collection(collection).createIndexes([index]);
   }
 }
