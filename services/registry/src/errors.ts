@@ -61,3 +61,36 @@ export function concurrentChange(ref: ResourceRef, from: number): TollgateError 
     `Resource ${describeRef(ref)} was changed concurrently (it was at version ${from}); read it again and retry.`,
   );
 }
+
+export function rollbackToDeletion(ref: ResourceRef, version: number): PreconditionFailed {
+  return new PreconditionFailed(
+    `Version ${version} of "${ref.name}" is a deletion; roll back to a version before it.`,
+    'to_version',
+  );
+}
+
+export function alreadyCurrent(ref: ResourceRef, version: number): TollgateError {
+  const message = 'is already the current version';
+  return new TollgateError(
+    'INVALID_ARGUMENT',
+    `to_version: ${version} ${message} of "${ref.name}".`,
+    {
+      details: [
+        {
+          path: 'to_version',
+          message,
+          expected: `a version before ${version}`,
+          found: String(version),
+        },
+      ],
+    },
+  );
+}
+
+/** Agents and policies are applied to the policy service, not stored here. */
+export function notAResource(kind: string): TollgateError {
+  const message = `the registry stores Resource descriptors; apply ${kind} descriptors to the policy service`;
+  return new TollgateError('INVALID_ARGUMENT', `descriptor.kind: ${message}`, {
+    details: [{ path: 'kind', message, expected: 'Resource', found: JSON.stringify(kind) }],
+  });
+}

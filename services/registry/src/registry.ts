@@ -1,21 +1,21 @@
 import type { JsonValue } from '@bufbuild/protobuf';
 import {
-  TollgateError,
   applyDescriptorDefaults,
   descriptorHash,
   descriptorInvalid,
   validateDescriptor,
 } from '@tollgate/core';
 import type { Principal, ResourceDescriptor } from '@tollgate/core';
-import type { Logger } from '@tollgate/kit';
 import type { Catalog } from './catalog.js';
 import { diffDocuments } from './diff.js';
 import type { DiffEntry } from './diff.js';
 import {
-  PreconditionFailed,
+  alreadyCurrent,
   concurrentChange,
+  notAResource,
   resourceDeleted,
   resourceNotFound,
+  rollbackToDeletion,
   versionConflict,
   versionNotFound,
 } from './errors.js';
@@ -80,7 +80,6 @@ export interface RegistryDeps {
   store: ResourceStore;
   catalog: Catalog;
   changes: ChangeSink;
-  logger: Logger;
   clock?: () => Date;
 }
 
@@ -196,28 +195,8 @@ export class Registry {
       if (query.toVersion > head.version) throw versionNotFound(ref, query.toVersion, head.version);
       const target = await this.#store.version(ref, query.toVersion);
       if (target === undefined) throw versionNotFound(ref, query.toVersion, head.version);
-      if (target.deleted) {
-        throw new PreconditionFailed(
-          `Version ${query.toVersion} of "${ref.name}" is a deletion; roll back to a version before it.`,
-          'to_version',
-        );
-      }
-      if (query.toVersion === head.version) {
-        throw new TollgateError(
-          'INVALID_ARGUMENT',
-          `to_version: ${query.toVersion} is already the current version of "${ref.name}".`,
-          {
-            details: [
-              {
-                path: 'to_version',
-                message: 'is already the current version',
-                expected: `a version before ${head.version}`,
-                found: String(query.toVersion),
-              },
-            ],
-          },
-        );
-      }
+      if (target.deleted) throw rollbackToDeletion(ref, query.toVersion);
+      if (query.toVersion === head.version) throw alreadyCurrent(ref, query.toVersion);
       const { descriptor, hash } = target;
       return {
         next: {
@@ -256,12 +235,12 @@ export class Registry {
     principal: Principal,
     ref: ResourceRef,
     options: ApplyOptions,
-    plan: (head: VersionRecord | undefined) => Plan | Promise<Plan>,
+    plan: (latest: VersionRecord | undefined) => Plan | Promise<Plan>,
   ): Promise<Omit<ChangeOutcome, 'warnings'>> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const head = await this.#store.current(ref, this.#catalog.get(resourceId(ref)));
-      const decided = await plan(head);
-      const current = head?.version ?? 0;
+      const latest = await this.#store.current(ref, this.#catalog.get(resourceId(ref)));
+      const decided = await plan(latest);
+      const current = latest?.version ?? 0;
       if (options.expectedVersion !== undefined && options.expectedVersion !== current) {
         throw versionConflict(ref, current, options.expectedVersion);
       }
@@ -274,9 +253,9 @@ export class Registry {
         createdAt: this.#clock(),
         createdBy: principal.agent,
       };
-      const diff = diffDocuments(asJson(head?.descriptor), asJson(next.descriptor));
+      const diff = diffDocuments(asJson(latest?.descriptor), asJson(next.descriptor));
       if (options.dryRun === true) return { record: next, unchanged: false, diff };
-      if (await this.#store.commit(head, next)) {
+      if (await this.#store.commit(latest, next)) {
         this.#catalog.put(next);
         await this.#changes.changed(next);
         return { record: next, unchanged: false, diff };
@@ -291,19 +270,7 @@ export class Registry {
 export function validResource(input: unknown): ResourceDescriptor {
   const result = validateDescriptor(input);
   if (!result.ok) throw descriptorInvalid(result.problems);
-  if (result.descriptor.kind !== 'Resource') {
-    const message = `the registry stores Resource descriptors; apply ${result.descriptor.kind} descriptors to the policy service`;
-    throw new TollgateError('INVALID_ARGUMENT', `descriptor.kind: ${message}`, {
-      details: [
-        {
-          path: 'kind',
-          message,
-          expected: 'Resource',
-          found: JSON.stringify(result.descriptor.kind),
-        },
-      ],
-    });
-  }
+  if (result.descriptor.kind !== 'Resource') throw notAResource(result.descriptor.kind);
   return applyDescriptorDefaults(result.descriptor);
 }
 

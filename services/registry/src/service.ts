@@ -55,7 +55,6 @@ export async function startRegistry(options: RegistryServiceOptions): Promise<Re
     store,
     catalog,
     changes: announceChanges(projector, logger),
-    logger,
     clock,
   });
   const drafts = new Drafts({

@@ -171,7 +171,6 @@ describe('projection', () => {
       store,
       catalog: new Catalog(),
       changes: announceChanges(projector, logger),
-      logger,
     });
     await broken.close();
 
