@@ -1,6 +1,7 @@
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { CallRequestSchema, CallResultSchema } from '@tollgate/contracts/call/v1';
+import { CallRequestSchema, CallResultSchema, CallStatus } from '@tollgate/contracts/call/v1';
+import { ErrorCode } from '@tollgate/contracts/common/v1';
 import type { CallRequest } from '@tollgate/contracts/call/v1';
 import { TollgateError } from '@tollgate/core';
 import {
@@ -49,7 +50,7 @@ export async function serveExecutor(
 ): Promise<ExecutorApi> {
   const { logger } = options;
   const subscriptions: Subscription[] = options.kinds.map((kind) =>
-    serve(nc, subjects.callsOfKind(kind), (msg) => handleCall(executor, kind, msg), {
+    serve(nc, subjects.callsOfKind(kind), (msg) => handleCall(executor, kind, msg, logger), {
       queue: subjects.executorQueue(kind),
       logger,
       spanName: 'executor.call',
@@ -80,7 +81,12 @@ export async function serveExecutor(
   };
 }
 
-async function handleCall(executor: Executor, kind: string, msg: Msg): Promise<ServeReply> {
+async function handleCall(
+  executor: Executor,
+  kind: string,
+  msg: Msg,
+  logger: Logger,
+): Promise<ServeReply> {
   const receivedAt = Date.now();
   const request = readRequest(msg, MAX_REQUEST_BYTES);
   if (request instanceof TollgateError) return failure(request);
@@ -104,6 +110,16 @@ async function handleCall(executor: Executor, kind: string, msg: Msg): Promise<S
     receivedAt,
     traceparent: msg.headers?.get('traceparent') || undefined,
   });
+  logger.debug(
+    {
+      callId: result.callId,
+      tool: request.tool.slice(0, 128),
+      status: CallStatus[result.status],
+      ...(result.error ? { code: ErrorCode[result.error.code] } : {}),
+      ms: Date.now() - receivedAt,
+    },
+    'call answered',
+  );
   return { data: toBinary(CallResultSchema, result) };
 }
 
@@ -141,7 +157,18 @@ function readRequest(msg: Msg, maxBytes: number): CallRequest | TollgateError {
   }
   try {
     return fromBinary(CallRequestSchema, msg.data);
-  } catch {
+  } catch (err) {
+    if (/recursion depth/.test((err as Error)?.message ?? '')) {
+      return new TollgateError(
+        'INVALID_ARGUMENT',
+        'The arguments are nested too deeply to read; tool arguments are never more than a few levels deep.',
+        {
+          details: [
+            { path: 'arguments', message: 'nested too deeply', expected: 'at most 40 levels' },
+          ],
+        },
+      );
+    }
     return new TollgateError(
       'INVALID_ARGUMENT',
       `The request is not a ${CallRequestSchema.typeName}.`,

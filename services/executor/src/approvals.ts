@@ -50,8 +50,9 @@ export async function settleApproval(
   const now = deps.clock();
   if (await deps.parked.claim(parked.callId, now)) {
     return inSpan('executor.resume', async () => {
-      const recorded = await run(parked, approval, deps, now);
-      return recorded ? 'ack' : 'retry';
+      if (!(await run(parked, approval, deps, now))) return 'retry';
+      await deps.parked.markRecorded(parked.callId, now);
+      return 'ack';
     });
   }
   return settleClaimed(parked, deps, now);
@@ -63,15 +64,18 @@ async function settleClaimed(
   deps: SettleDeps,
   now: number,
 ): Promise<'ack' | 'retry'> {
+  const claim = await deps.parked.claimOf(parked.callId);
+  if (claim === undefined || claim.recorded === true) return 'ack';
   const stored = await deps.results.get(parked.callId, parked.principal);
   if (stored !== undefined && isFinal(stored.status)) {
     // The result was stored but its event may not have been: record it again (deduplicated downstream).
-    const trail = trailOf(parked, now);
-    const recorded = await deps.runner.record(trail, stored, 'completed');
-    return recorded.recorded ? 'ack' : 'retry';
+    const recorded = await deps.runner.record(trailOf(parked, now), stored, 'completed');
+    if (!recorded.recorded) return 'retry';
+    await deps.parked.markRecorded(parked.callId, claim.claimedAt);
+    return 'ack';
   }
-  const claimedAt = (await deps.parked.claimedAt(parked.callId)) ?? now;
-  if (now - claimedAt < deps.settings.maxCallTimeoutMs + STALE_CLAIM_MARGIN_MS) return 'retry';
+  if (now - claim.claimedAt < deps.settings.maxCallTimeoutMs + STALE_CLAIM_MARGIN_MS)
+    return 'retry';
   const trail = trailOf(parked, now);
   const unknown =
     parked.operation === 'write'
@@ -84,7 +88,9 @@ async function settleClaimed(
           'The executor running this approved call stopped; call again.',
         );
   const recorded = await deps.runner.record(trail, errorResult(trail, unknown, now), 'completed');
-  return recorded.recorded ? 'ack' : 'retry';
+  if (!recorded.recorded) return 'retry';
+  await deps.parked.markRecorded(parked.callId, claim.claimedAt);
+  return 'ack';
 }
 
 async function run(
@@ -164,7 +170,7 @@ function trailOf(parked: ParkedCall, now: number): CallTrail {
     deadline: deadlineOf(now, budgetMs),
     stage: 'approval',
     phase: 'finishing',
-    traceId: traceIdOf(undefined),
+    traceId: parked.traceId ?? traceIdOf(undefined),
     principal: { ...parked.principal },
     operation: parked.operation,
     approvalId: parked.approvalId,

@@ -215,6 +215,7 @@ export class Executor {
       budgetMs: trail.budgetMs,
       now,
       ttlMs: this.#deps.settings.approvalTtlMs,
+      traceId: trail.traceId,
     });
     if (!(await this.#deps.parked.park(parked))) {
       throw new TollgateError(

@@ -20,6 +20,7 @@ export interface ParkInput {
   budgetMs: number;
   now: number;
   ttlMs: number;
+  traceId: string;
 }
 
 /** The approval binding of a call: principal, resource version, tool and canonical arguments. */
@@ -74,6 +75,7 @@ export function parkedCallOf(input: ParkInput): ParkedCall {
     requestedAt: input.now,
     expiresAt: input.now + input.ttlMs,
     budgetMs: input.budgetMs,
+    traceId: input.traceId,
   };
 }
 

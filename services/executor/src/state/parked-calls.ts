@@ -26,11 +26,15 @@ export interface ParkedCall {
   expiresAt: number;
   /** The call's own budget, ms; the resumed run gets the same. */
   budgetMs: number;
+  /** Trace id of the call that was parked; the resumed run reports under it. */
+  traceId?: string;
 }
 
 /** Claim on running a decided call, taken once across all executor instances. */
 export interface ResumeClaim {
   claimedAt: number;
+  /** Set once the call's outcome is stored and its `call.completed` event published. */
+  recorded?: boolean;
 }
 
 const OPERATIONS = ['search', 'get', 'count', 'aggregate', 'write'];
@@ -77,15 +81,24 @@ export class ParkedCalls {
     }
   }
 
-  /** When the claim on `callId` was taken, if it was. */
-  async claimedAt(callId: string): Promise<number | undefined> {
+  /** Marks the claimed call's outcome as recorded: later deliveries of its decision change nothing. */
+  async markRecorded(callId: string, claimedAt: number): Promise<void> {
+    const claim: ResumeClaim = { claimedAt, recorded: true };
+    await this.#kv.put(`done.${callId}`, JSON.stringify(claim));
+  }
+
+  /** The claim on `callId`, if one was taken. */
+  async claimOf(callId: string): Promise<ResumeClaim | undefined> {
     const entry = await this.#kv.get(`done.${callId}`);
     if (entry === null || entry.operation !== 'PUT') return undefined;
     try {
       const claim = JSON.parse(new TextDecoder().decode(entry.value)) as Partial<ResumeClaim>;
-      return typeof claim.claimedAt === 'number' ? claim.claimedAt : 0;
+      return {
+        claimedAt: typeof claim.claimedAt === 'number' ? claim.claimedAt : 0,
+        recorded: claim.recorded === true,
+      };
     } catch {
-      return 0;
+      return { claimedAt: 0 };
     }
   }
 

@@ -28,7 +28,7 @@ import {
   resourceKey,
   subjects,
 } from '@tollgate/kit';
-import type { KV } from '@tollgate/kit';
+import type { CredentialResolverOptions, KV } from '@tollgate/kit';
 import { compileBundle } from '@tollgate/policy';
 import { startExecutor } from '../../src/index.js';
 import type { ExecutorBucketNames, ExecutorSettings, RunningExecutor } from '../../src/index.js';
@@ -72,8 +72,8 @@ export interface CallOptions {
 
 export interface HarnessOptions {
   settings?: Partial<ExecutorSettings>;
-  /** Environment the credential resolver reads `env://` references from. */
-  env?: Record<string, string>;
+  /** How credential references are resolved (`env` for `env://`, `vault` for `vault://`). */
+  credentials?: CredentialResolverOptions;
   /** Start without an executor (tests that start their own). */
   noExecutor?: boolean;
 }
@@ -92,6 +92,8 @@ export interface Harness {
   logs: string[];
   /** Every event published on the private server, decoded, in arrival order. */
   events: EventEnvelope[];
+  /** The same events as the bytes that were published. */
+  eventBytes: Uint8Array[];
   token(
     agent: string,
     options?: { tenant?: string; environment?: string; ttlSeconds?: number },
@@ -138,9 +140,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const bundlesKv = await kvm.create(bucketNames.policyBundles);
   const logs: string[] = [];
   const events: EventEnvelope[] = [];
+  const eventBytes: Uint8Array[] = [];
   const eventSub: Subscription = nc.subscribe(subjects.allEvents, {
     callback: (err, msg) => {
-      if (!err) events.push(decodeEnvelope(msg.data));
+      if (err) return;
+      eventBytes.push(msg.data);
+      events.push(decodeEnvelope(msg.data));
     },
   });
   const logger = createLogger({
@@ -154,7 +159,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     }) as never,
   });
   const connectors = createConnectorRegistry([elasticsearchConnector]);
-  const credentials = createCredentialResolver({ env: options.env ?? {}, cacheTtlMs: 5_000 });
+  const credentials = createCredentialResolver({
+    env: {},
+    cacheTtlMs: 5_000,
+    ...options.credentials,
+  });
   const executors: RunningExecutor[] = [];
   const connections: NatsConnection[] = [];
 
@@ -170,10 +179,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     running: undefined,
     logs,
     events,
+    eventBytes,
     token: (agent, o = {}) =>
       issuePrincipalToken(
         keys,
-        { tenant: o.tenant ?? TENANT, agent, environment: o.environment ?? ENV },
+        {
+          tenant: o.tenant ?? TENANT,
+          agent,
+          environment: o.environment ?? ENV,
+          ...(o.user ? { user: o.user } : {}),
+        },
         o.ttlSeconds === undefined ? {} : { ttlSeconds: o.ttlSeconds },
       ),
     async publishResource(descriptor, version) {
@@ -342,3 +357,15 @@ export function outcomeOf(result: CallResult): Outcome {
 export function principalOf(agent: string): Principal {
   return { tenant: TENANT, agent, environment: ENV };
 }
+
+/** The bytes of a CallRequest (suites outside the service encode through this). */
+export function callRequestBytes(init: {
+  callId?: string;
+  tool: string;
+  arguments?: JsonObject;
+  timeoutMs?: number;
+}): Uint8Array {
+  return toBinary(CallRequestSchema, create(CallRequestSchema, init));
+}
+
+export type { JsonObject };
