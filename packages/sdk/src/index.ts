@@ -50,7 +50,7 @@ export type { CompactedResult, CompactionLimits } from './agent/compact.js';
 export { toolMessageBody, toolMessageContent } from './agent/tool-message.js';
 export { InMemorySessionStore, MemoryServiceSessionStore } from './agent/session-store.js';
 export type { MemoryServiceTarget, SessionRecord, SessionStore } from './agent/session-store.js';
-export { SNAPSHOT_FORMAT, readSnapshot } from './agent/snapshot.js';
+export { SNAPSHOT_FORMAT, readSnapshot, trimConversation } from './agent/snapshot.js';
 export type { AgentSnapshot, ConversationMessage, ConversationToolCall } from './agent/snapshot.js';
 export { openaiToolsFor } from './agent/openai-tools.js';
 export { parseChatRequest, startScriptedModelServer } from './model/scripted-server.js';

@@ -21,7 +21,9 @@ import {
   startScriptedModelServer,
 } from '../src/index.js';
 import type { AgentStep, ModelScript, ScriptedModelServer } from '../src/index.js';
-import { NATS_URL, orders, principalToken, searchSchema, uniqueName } from './support/fixtures.js';
+import { orders, principalToken, searchSchema, uniqueName } from './support/fixtures.js';
+import { startPrivateNats } from './support/private-nats.js';
+import type { PrivateNats } from './support/private-nats.js';
 import { CallStatus, StandInServices } from './support/standin-services.js';
 import type { CallBehaviour } from './support/standin-services.js';
 
@@ -32,13 +34,14 @@ const resource = uniqueName('orders');
 const searchTool = `${resource}_search`;
 const ID_OPS = ['eq', 'in', 'exists'];
 
+let nats: PrivateNats;
 let nc: NatsConnection;
 let standIn: StandInServices;
 let client: TollgateClient;
 let model: ScriptedModelServer | undefined;
 let behaviour: CallBehaviour;
 
-/** The stand-in executor: validates the id operator like the real one, returns matching orders. */
+/** The stand-in executor: validates the id operator as the real one words it, returns matching orders. */
 const lookUpOrders: CallBehaviour = (request: CallRequest) => {
   const filters = (request.arguments?.filters ?? []) as JsonObject[];
   const bad = filters.findIndex((f) => f.field === 'id' && !ID_OPS.includes(String(f.op)));
@@ -52,8 +55,8 @@ const lookUpOrders: CallBehaviour = (request: CallRequest) => {
         details: [
           {
             path: `filters[${bad}].op`,
-            message: 'expected one of "eq", "in", "exists" for field "id"',
-            expected: 'one of "eq", "in", "exists" for field "id"',
+            message: 'expected one of eq, in, exists for field "id"; found "gt"',
+            expected: 'one of eq, in, exists for field "id"',
             found: JSON.stringify(filters[bad]!.op),
           },
         ],
@@ -70,7 +73,8 @@ const lookUpOrders: CallBehaviour = (request: CallRequest) => {
 };
 
 beforeAll(async () => {
-  nc = await connect({ servers: NATS_URL, name: 'sdk-agent-test' });
+  nats = await startPrivateNats();
+  nc = await connect({ servers: nats.url, name: 'sdk-agent-test' });
   standIn = new StandInServices({
     nc,
     token,
@@ -100,6 +104,7 @@ afterAll(async () => {
   await client?.close();
   standIn?.close();
   await nc?.drain();
+  await nats?.stop();
 });
 
 async function startModel(script: ModelScript): Promise<ScriptedModelServer> {
@@ -205,7 +210,7 @@ describe('agent - answering with tools', () => {
       status: 'error',
       code: 'ARGUMENTS_INVALID',
       category: 'fix_arguments',
-      details: [{ path: 'filters[0].op', expected: 'one of "eq", "in", "exists" for field "id"' }],
+      details: [{ path: 'filters[0].op', expected: 'one of eq, in, exists for field "id"' }],
     });
   });
 
@@ -423,6 +428,32 @@ describe('agent - sessions', () => {
       code: 'VERSION_CONFLICT',
       category: 'fix_arguments',
     });
+  });
+
+  it('agent - the stored conversation stays within its byte budget, dropping the oldest turns', async () => {
+    behaviour = lookUpOrders;
+    const server = await startModel(createDemoScript());
+    const memory = new InMemorySessionStore();
+    const sessionId = uniqueName('s');
+    for (const id of ['ORD-1001', 'ORD-1002', 'ORD-1003', 'ORD-1004']) {
+      await runAgent({
+        client,
+        llm: llmOf(server),
+        task: `order ${id}?`,
+        sessionId,
+        memory,
+        maxConversationBytes: 2_500,
+      });
+    }
+    const stored = (await memory.load(sessionId))!;
+    expect(Buffer.byteLength(JSON.stringify(stored.snapshot.messages))).toBeLessThanOrEqual(2_500);
+    const snapshot = readSnapshot(sessionId, stored.snapshot);
+    const users = snapshot.messages.filter((m) => m.role === 'user').map((m) => m.content);
+    expect(users.at(-1)).toBe('order ORD-1004?');
+    expect(users).not.toContain('order ORD-1001?');
+    expect(snapshot.messages[0]!.role).toBe('system');
+    // The model saw the bounded conversation too.
+    expect(server.requests.at(-1)!.messages.map((m) => m.content)).not.toContain('order ORD-1001?');
   });
 
   it('agent - a stored snapshot that is not one is refused with the bad path', async () => {

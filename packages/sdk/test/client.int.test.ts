@@ -16,7 +16,9 @@ import {
   isRetryable,
 } from '../src/index.js';
 import type { CompletionEvent } from '../src/index.js';
-import { NATS_URL, orders, principalToken, searchSchema, uniqueName } from './support/fixtures.js';
+import { orders, principalToken, searchSchema, uniqueName } from './support/fixtures.js';
+import { startPrivateNats } from './support/private-nats.js';
+import type { PrivateNats } from './support/private-nats.js';
 import { CallStatus, StandInServices } from './support/standin-services.js';
 import type { CallBehaviour } from './support/standin-services.js';
 
@@ -26,13 +28,15 @@ const token = principalToken(principal);
 const resource = uniqueName('orders');
 const searchTool = `${resource}_search`;
 
+let nats: PrivateNats;
 let nc: NatsConnection;
 let standIn: StandInServices;
 let client: TollgateClient;
 let behaviour: CallBehaviour = () => ({ status: CallStatus.OK });
 
 beforeAll(async () => {
-  nc = await connect({ servers: NATS_URL, name: 'sdk-client-test' });
+  nats = await startPrivateNats();
+  nc = await connect({ servers: nats.url, name: 'sdk-client-test' });
   standIn = new StandInServices({
     nc,
     token,
@@ -42,7 +46,7 @@ beforeAll(async () => {
   });
   await nc.flush();
   client = await TollgateClient.connect({
-    natsUrl: NATS_URL,
+    natsUrl: nats.url,
     token,
     timeoutMs: 10_000,
     pollIntervalMs: 200,
@@ -57,6 +61,7 @@ afterAll(async () => {
   await client?.close();
   standIn?.close();
   await nc?.drain();
+  await nats?.stop();
 });
 
 describe('client - listing tools', () => {
@@ -88,7 +93,7 @@ describe('client - listing tools', () => {
 
   it('client - a refused token is a DeniedError from the tollgate-error header', async () => {
     const stranger = await TollgateClient.connect({
-      natsUrl: NATS_URL,
+      natsUrl: nats.url,
       token: principalToken({ tenant, agent: 'intruder' }),
     });
     try {
@@ -102,7 +107,7 @@ describe('client - listing tools', () => {
 
   it('client - a token that is not a principal token is refused before anything is sent', async () => {
     await expect(
-      TollgateClient.connect({ natsUrl: NATS_URL, token: 'not-a-jwt' }),
+      TollgateClient.connect({ natsUrl: nats.url, token: 'not-a-jwt' }),
     ).rejects.toMatchObject({
       code: 'UNAUTHENTICATED',
     });

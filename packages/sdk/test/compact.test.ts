@@ -6,7 +6,9 @@ import {
   readSnapshot,
   toolCallError,
   toolMessageBody,
+  trimConversation,
 } from '../src/index.js';
+import type { ConversationMessage } from '../src/index.js';
 import type { CallMeta } from '../src/index.js';
 import { orders } from './support/fixtures.js';
 
@@ -159,5 +161,39 @@ describe('sessions - snapshots and the in-memory store', () => {
     expect(() => readSnapshot('s1', json as JsonObject)).toThrow(
       `session s1: the stored snapshot has no valid ${path} `,
     );
+  });
+});
+
+describe('sessions - bounding the conversation', () => {
+  const turn = (n: number): ConversationMessage[] => [
+    { role: 'user', content: `question ${n}` },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: `c${n}`, type: 'function', function: { name: 't', arguments: '{}' } }],
+    },
+    { role: 'tool', tool_call_id: `c${n}`, content: 'x'.repeat(200) },
+    { role: 'assistant', content: `answer ${n}` },
+  ];
+  const conversation: ConversationMessage[] = [
+    { role: 'system', content: 'be brief' },
+    ...turn(1),
+    ...turn(2),
+    ...turn(3),
+  ];
+
+  it('sessions - within the budget nothing is dropped', () => {
+    expect(trimConversation(conversation, 100_000)).toEqual({ messages: conversation, dropped: 0 });
+  });
+
+  it('sessions - the oldest whole turns go first; the system prompt and the latest turn stay', () => {
+    const size = (m: ConversationMessage[]) => Buffer.byteLength(JSON.stringify(m));
+    const budget = size([conversation[0]!, ...turn(2), ...turn(3)]);
+    const trimmed = trimConversation(conversation, budget);
+    expect(trimmed).toEqual({ messages: [conversation[0], ...turn(2), ...turn(3)], dropped: 4 });
+    expect(trimConversation(conversation, 10)).toEqual({
+      messages: [conversation[0], ...turn(3)],
+      dropped: 8,
+    });
   });
 });

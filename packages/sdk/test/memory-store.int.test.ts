@@ -16,7 +16,9 @@ import {
   runAgent,
   startScriptedModelServer,
 } from '../src/index.js';
-import { NATS_URL, principalToken, searchSchema, uniqueName } from './support/fixtures.js';
+import { principalToken, searchSchema, uniqueName } from './support/fixtures.js';
+import { startPrivateNats } from './support/private-nats.js';
+import type { PrivateNats } from './support/private-nats.js';
 import { startStandIn } from './support/grpc-standin.js';
 import type { StandInServer } from './support/grpc-standin.js';
 import { CallStatus, StandInServices } from './support/standin-services.js';
@@ -28,6 +30,7 @@ const resource = uniqueName('orders');
 
 const sessions = new Map<string, Session>();
 let memory: StandInServer;
+let nats: PrivateNats;
 let nc: NatsConnection;
 let standIn: StandInServices;
 
@@ -71,7 +74,8 @@ beforeAll(async () => {
       return { session, redactedPaths: [] };
     },
   });
-  nc = await connect({ servers: NATS_URL, name: 'sdk-memory-test' });
+  nats = await startPrivateNats();
+  nc = await connect({ servers: nats.url, name: 'sdk-memory-test' });
   standIn = new StandInServices({
     nc,
     token,
@@ -87,6 +91,7 @@ beforeAll(async () => {
 afterAll(async () => {
   standIn?.close();
   await nc?.drain();
+  await nats?.stop();
   await memory?.close();
 });
 

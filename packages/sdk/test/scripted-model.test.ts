@@ -87,6 +87,12 @@ describe('scripted model - argument repair', () => {
     expect(
       repairArguments(args, [{ path: 'limit', expected: 'a value (required)' }]),
     ).toBeUndefined();
+    // The executor's wording: unquoted alternatives, then the field they are for.
+    expect(
+      repairArguments(args, [
+        { path: 'filters[0].op', expected: 'one of eq, in, exists for field "id"' },
+      ]),
+    ).toMatchObject({ filters: [{ field: 'id', op: 'eq', value: 'x' }] });
   });
 });
 

@@ -5,7 +5,7 @@ import type { Tool } from '../tools.js';
 import type { CompactionLimits } from './compact.js';
 import { llmError, openaiClient } from './llm.js';
 import type { LlmConfig } from './llm.js';
-import { SNAPSHOT_FORMAT, readSnapshot, snapshotToJson } from './snapshot.js';
+import { SNAPSHOT_FORMAT, readSnapshot, snapshotToJson, trimConversation } from './snapshot.js';
 import type { AgentSnapshot, ConversationMessage, ConversationToolCall } from './snapshot.js';
 import type { SessionStore } from './session-store.js';
 import { runToolCall } from './tool-call.js';
@@ -40,6 +40,11 @@ export interface RunAgentOptions {
   topK?: number;
   systemPrompt?: string;
   compaction?: Partial<CompactionLimits>;
+  /**
+   * Conversation kept (in the snapshot and the model's context) at most this many bytes of
+   * JSON; the oldest turns go first (default 192 KiB, under the memory service's 256 KiB).
+   */
+  maxConversationBytes?: number;
   /** Wait this long for a call parked for approval or accepted (default 0: report it as is). */
   completionWaitMs?: number;
   signal?: AbortSignal;
@@ -108,7 +113,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const llm = openaiClient(options.llm);
   const steps: AgentStep[] = [];
 
+  const maxBytes = options.maxConversationBytes ?? 192 * 1024;
+  const bound = (): void => {
+    const kept = trimConversation(messages, maxBytes);
+    if (kept.dropped > 0) messages.splice(0, messages.length, ...kept.messages);
+  };
   const save = async (status: AgentSnapshot['status']): Promise<number | undefined> => {
+    bound();
     if (!memory) return undefined;
     const snapshot: AgentSnapshot = {
       format: SNAPSHOT_FORMAT,
@@ -123,6 +134,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   };
 
   for (let step = 1; step <= maxSteps; step += 1) {
+    bound();
     const reply = await complete(llm, options, messages, tools);
     sessionSteps += 1;
     const toolCalls = reply.tool_calls ?? [];

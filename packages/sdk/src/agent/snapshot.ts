@@ -33,6 +33,28 @@ export interface AgentSnapshot {
   updatedAt: string;
 }
 
+/**
+ * The conversation cut to `maxBytes` of JSON by dropping the oldest whole turns (a user message
+ * and everything after it up to the next one); the system prompt and the latest turn are always
+ * kept. The memory service refuses snapshots above its size limit, and the model's context is
+ * bounded the same way.
+ */
+export function trimConversation(
+  messages: ConversationMessage[],
+  maxBytes: number,
+): { messages: ConversationMessage[]; dropped: number } {
+  const head = messages[0]?.role === 'system' ? [messages[0]] : [];
+  const turns: ConversationMessage[][] = [];
+  for (const message of messages.slice(head.length)) {
+    if (message.role === 'user' || turns.length === 0) turns.push([message]);
+    else turns[turns.length - 1]!.push(message);
+  }
+  const size = () => Buffer.byteLength(JSON.stringify([...head, ...turns.flat()]), 'utf8');
+  let dropped = 0;
+  while (turns.length > 1 && size() > maxBytes) dropped += turns.shift()!.length;
+  return { messages: [...head, ...turns.flat()], dropped };
+}
+
 export function snapshotToJson(snapshot: AgentSnapshot): JsonObject {
   return JSON.parse(JSON.stringify(snapshot)) as JsonObject;
 }

@@ -34,12 +34,16 @@ export function repairArguments(
 }
 
 function replacement(expected: string): JsonValue | undefined {
-  const quoted = [...expected.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map(
-    (m) => JSON.parse(`"${m[1]}"`) as string,
-  );
-  if (quoted.length > 0) return quoted[0];
+  // `one of eq, in, exists for field "id"` or `one of "eq", "in" or "exists"`.
+  const oneOf = /^one of (.+?)(?: for (?:field|property) .*)?$/.exec(expected);
+  if (oneOf) {
+    const first = oneOf[1]!.split(/,\s*|\s+or\s+/)[0]!.trim();
+    return first.startsWith('"') ? (JSON.parse(first) as JsonValue) : first;
+  }
   const bound = /a number (?:<=|>=|<|>|≤|≥) (-?\d+(?:\.\d+)?)/.exec(expected);
   if (bound) return Number(bound[1]);
+  const quoted = /^"((?:[^"\\]|\\.)*)"$/.exec(expected.trim());
+  if (quoted) return JSON.parse(expected.trim()) as JsonValue;
   return undefined;
 }
 

@@ -1,8 +1,5 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 
-export const NATS_URL =
-  process.env.TOLLGATE_NATS_URL ?? `nats://127.0.0.1:${process.env.TOLLGATE_NATS_PORT ?? 4222}`;
-
 /** A name no other test run uses. */
 export function uniqueName(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
