@@ -39,10 +39,10 @@ describe('smoke - NATS JetStream', () => {
     const messages = await consumeEvents(nc, { durable, types: [EventTypes.memoryWritten] });
     let found: string | undefined;
     for await (const m of messages) {
-      const body = JSON.parse(new TextDecoder().decode(m.data)) as { id: string };
       m.ack();
-      if (body.id === id) {
-        found = body.id;
+      // The shared stream also holds other services' (protobuf) events; match on the msg id.
+      if (m.headers?.get('Nats-Msg-Id') === id) {
+        found = (JSON.parse(new TextDecoder().decode(m.data)) as { id: string }).id;
         expect(m.headers?.get('tollgate-event-type')).toBe('memory.written');
         break;
       }
