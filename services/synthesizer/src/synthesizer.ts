@@ -85,14 +85,16 @@ export class Synthesizer {
 
   /** Applies a value (or deletion) of the policy bundles KV bucket. */
   applyBundle(tenant: string, value: Uint8Array | undefined): BundleChange {
+    const started = performance.now();
     const change = this.bundles.apply(tenant, value);
+    const ms = Math.round(performance.now() - started);
     if (change.kind === 'failed' || change.kind === 'kept') {
       this.#logger.warn(
-        { tenant, reason: change.reason, change: change.kind },
+        { tenant, reason: change.reason, change: change.kind, ms },
         'policy bundle refused',
       );
     } else {
-      this.#logger.info({ ...change }, 'policy bundle changed');
+      this.#logger.info({ ...change, ms }, 'policy bundle changed');
     }
     return change;
   }

@@ -41,7 +41,7 @@ export class ToolSetCache {
   toolSet(entry: CatalogEntry, permissions: PermissionSet): ToolSet {
     const key = `${entry.key}\u0000${entry.version}\u0000${entry.hash}\u0000${this.#hash(permissions)}`;
     const cached = this.#sets.get(key);
-    if (cached !== undefined && cached.entry === entry) {
+    if (cached !== undefined) {
       this.#sets.delete(key);
       this.#sets.set(key, cached);
       return cached;

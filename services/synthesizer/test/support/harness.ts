@@ -37,6 +37,7 @@ import {
 import type { GrpcServerHandle, KV, Logger } from '@tollgate/kit';
 import type { PolicyBundle } from '@tollgate/policy';
 import { getToolSubject, listToolsSubject, startSynthesizer } from '../../src/index.js';
+import { eventually } from '../../../../test/support/infra.js';
 import type { PreferenceSource, RunningSynthesizer } from '../../src/index.js';
 import { published } from './fixtures.js';
 import { ownNatsServer } from './nats.js';
@@ -70,7 +71,8 @@ export interface Harness {
   as(principal: Principal): Promise<{ metadata: Record<string, string> }>;
   putResource(descriptor: ResourceDescriptor, version: number): Promise<void>;
   deleteResource(tenant: string, environment: string, name: string): Promise<void>;
-  putBundle(bundle: PolicyBundle): Promise<void>;
+  /** Writes a bundle and (unless `loaded: false`) waits until the synthesizer holds it. */
+  putBundle(bundle: PolicyBundle, options?: { loaded?: boolean }): Promise<void>;
   listTools(
     token: string | undefined,
     request: MessageInitShape<typeof ListToolsRequestSchema>,
@@ -158,8 +160,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async deleteResource(tenant, environment, name) {
       await resources.delete(resourceKey(tenant, environment, name));
     },
-    async putBundle(bundle) {
+    async putBundle(bundle, { loaded = true } = {}) {
       await bundles.put(bundle.tenant, JSON.stringify(bundle));
+      if (!loaded) return;
+      // Loading a bundle blocks this process's event loop (Cedar preparsing is synchronous):
+      // wait for it before anything else is sent, so no request times out behind it.
+      await eventually(
+        () => (running.synthesizer.bundles.hash(bundle.tenant) === bundle.hash ? true : undefined),
+        120_000,
+        50,
+      );
     },
     async listTools(token, request) {
       const answer = await raw(
