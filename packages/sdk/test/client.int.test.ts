@@ -316,6 +316,16 @@ describe('client - transport failures', () => {
     expect(isRetryable(err)).toBe(true);
   });
 
+  it('client - a NATS server that cannot be reached is retryable', async () => {
+    const err = await TollgateClient.connect({
+      natsUrl: 'nats://127.0.0.1:1',
+      token,
+      connectTimeoutMs: 2_000,
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RetryableError);
+    expect(err).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+  });
+
   it('client - no reply within the budget is a retryable UPSTREAM_TIMEOUT', async () => {
     behaviour = () => 'no-reply';
     const err = await client.call(searchTool, {}, { timeoutMs: 100 }).catch((e: unknown) => e);
