@@ -1,6 +1,7 @@
-import { createDemoScript, llmConfigFromEnv, startScriptedModelServer } from '@tollgate/sdk';
+import { llmConfigFromEnv, startScriptedModelServer } from '@tollgate/sdk';
 import type { LlmConfig } from '@tollgate/sdk';
 import { usageError } from '../errors.js';
+import { cliScript } from './script.js';
 
 /** The model the agent loop talks to: a configured LLM, or the scripted stand-in. */
 export interface AgentModel {
@@ -14,8 +15,8 @@ export interface AgentModel {
 
 /**
  * The LLM from `TOLLGATE_LLM_BASE_URL` / `TOLLGATE_LLM_MODEL` / `TOLLGATE_LLM_API_KEY`; without
- * them, the SDK's scripted model server (an OpenAI-compatible endpoint following the demo
- * script), started on a free local port.
+ * them, the SDK's scripted model server (an OpenAI-compatible endpoint following the CLI's
+ * demo script), started on a free local port.
  */
 export async function openAgentModel(env: NodeJS.ProcessEnv): Promise<AgentModel> {
   let llm: LlmConfig | undefined;
@@ -32,7 +33,7 @@ export async function openAgentModel(env: NodeJS.ProcessEnv): Promise<AgentModel
       close: async () => undefined,
     };
   }
-  const server = await startScriptedModelServer(createDemoScript());
+  const server = await startScriptedModelServer(cliScript());
   return {
     llm: { baseURL: server.baseURL, model: server.model, maxRetries: 0 },
     scripted: true,

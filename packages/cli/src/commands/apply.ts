@@ -66,7 +66,10 @@ function renderApplied(ctx: CliContext, a: AppliedDescriptor): string {
         ? style.green(`created v${a.version}`)
         : style.yellow(`updated to v${a.version}`);
   const lines = [`${head} ${outcome}`];
-  if (a.outcome !== 'unchanged' && a.diff.length > 0) lines.push(renderDiff(a.diff, style, 30));
+  // A new document is all additions: the first lines say enough.
+  if (a.outcome !== 'unchanged' && a.diff.length > 0) {
+    lines.push(renderDiff(a.diff, style, a.outcome === 'created' ? 8 : 40));
+  }
   for (const w of a.warnings) {
     lines.push(style.yellow(`    warning ${w.code}${w.path ? ` at ${w.path}` : ''}: ${w.message}`));
   }

@@ -5,6 +5,8 @@ import { MemoryServiceSessionStore, runAgent } from '@tollgate/sdk';
 import type { AgentRun } from '@tollgate/sdk';
 import type { ActionRunner } from '../cli.js';
 import type { CliContext } from '../context.js';
+import { promptWithPreferences, recallPreferences } from '../agent/memory.js';
+import type { RecalledPreference } from '../agent/memory.js';
 import { openAgentModel } from '../agent/model.js';
 import type { AgentModel } from '../agent/model.js';
 import { renderStep } from '../render/agent.js';
@@ -60,13 +62,21 @@ export function registerChat(program: Command, run: ActionRunner): void {
           `${ctx.out.style.bold(`chat as ${options.as}`)} for ${user} · session ${sessionId}\nmodel: ${model.scripted ? ctx.out.style.magenta(model.label) : model.label}`,
         );
         const turns: Array<{ message: string; run: ReturnType<typeof plainRun> }> = [];
+        let remembered: RecalledPreference[] | undefined;
         const ask = async (message: string) => {
+          if (remembered === undefined) {
+            remembered = options.memory
+              ? await recall(ctx, options.as, user, message, sessionId)
+              : [];
+            for (const p of remembered) ctx.out.note(ctx.out.style.dim(`remembered: ${p.text}`));
+          }
           const result = await runAgent({
             client,
             llm: model.llm,
             task: message,
             sessionId,
             maxSteps,
+            systemPrompt: promptWithPreferences(remembered),
             ...(memory ? { memory } : {}),
             ...(waitMs > 0 ? { completionWaitMs: waitMs } : {}),
             onStep: (step) => {
@@ -86,7 +96,17 @@ export function registerChat(program: Command, run: ActionRunner): void {
         } else {
           await readLines(ctx, model, ask);
         }
-        ctx.out.result({ agent: options.as, user, sessionId, model: modelInfo(model), turns }, '');
+        ctx.out.result(
+          {
+            agent: options.as,
+            user,
+            sessionId,
+            model: modelInfo(model),
+            remembered: remembered ?? [],
+            turns,
+          },
+          '',
+        );
       }),
     );
 }
@@ -121,6 +141,27 @@ async function readLines(
     if (interactive) lines.prompt();
   }
   lines.close();
+}
+
+/** What memory recalls for the first message; a memory failure only costs the recall. */
+async function recall(
+  ctx: CliContext,
+  agent: string,
+  user: string,
+  task: string,
+  sessionId: string,
+): Promise<RecalledPreference[]> {
+  try {
+    return await recallPreferences({
+      address: serviceAddress('memory', ctx.env),
+      token: await ctx.agentToken(agent, { user }),
+      task,
+      sessionId,
+    });
+  } catch (err) {
+    ctx.out.warn(`memory recall failed: ${ctx.failureOf(err).message}`);
+    return [];
+  }
 }
 
 function modelInfo(model: AgentModel) {

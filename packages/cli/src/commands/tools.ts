@@ -93,7 +93,8 @@ function renderTools(ctx: CliContext, agent: string, tools: readonly Tool[]): st
       { header: 'TOOL', cell: (t: Tool) => t.name },
       { header: 'OP', cell: (t) => t.operation },
       { header: 'RESOURCE', cell: (t) => `${t.resource}@v${t.resourceVersion}` },
-      { header: 'ALLOWS', cell: (t) => allows(t), max: 110 },
+      { header: 'LIMIT', cell: (t) => String(toolShape(t.inputSchema).limit ?? '-'), right: true },
+      { header: 'ALLOWS', cell: (t) => allows(t), max: 90 },
     ],
     tools,
     ctx.out.style,
@@ -101,18 +102,15 @@ function renderTools(ctx: CliContext, agent: string, tools: readonly Tool[]): st
   return `${table}\n${ctx.out.style.dim(`${tools.length} tool${tools.length === 1 ? '' : 's'} for ${agent}; --json or --format for the schemas`)}`;
 }
 
-/** One line: filters with operators, visible fields, the limit. */
+/** One line: which fields it filters on, shows, writes or aggregates (operators in --json). */
 export function allows(tool: Tool): string {
   const shape = toolShape(tool.inputSchema);
   const parts: string[] = [];
-  const filters = Object.entries(shape.filters);
-  if (filters.length > 0) {
-    parts.push(`filter ${filters.map(([field, ops]) => `${field}(${ops.join('|')})`).join(' ')}`);
-  }
+  const filters = Object.keys(shape.filters);
+  if (filters.length > 0) parts.push(`filter ${filters.join(',')}`);
   if (shape.fields.length > 0) parts.push(`see ${shape.fields.join(',')}`);
   if (shape.writable.length > 0) parts.push(`write ${shape.writable.join(',')}`);
   const aggs = Object.entries(shape.aggregations);
-  if (aggs.length > 0) parts.push(`agg ${aggs.map(([k, f]) => `${k}(${f.join(',')})`).join(' ')}`);
-  if (shape.limit !== undefined) parts.push(`limit ≤${shape.limit}`);
+  if (aggs.length > 0) parts.push(`${aggs.map(([k, f]) => `${k}(${f.join(',')})`).join(' ')}`);
   return parts.join('; ');
 }

@@ -88,12 +88,12 @@ export function renderData(data: JsonValue, style: Style): string {
   if (objects && rows.length > 0) {
     const records = rows as Array<Record<string, JsonValue>>;
     const columns = [...new Set(records.flatMap((r) => Object.keys(flatten(r))))];
-    if (columns.length > 0 && columns.length <= 8) {
+    if (columns.length > 0 && columns.length <= 12) {
       return renderTable(
         columns.map((column) => ({
           header: column,
           cell: (r: Record<string, JsonValue>) => cellText(flatten(r)[column]),
-          max: 40,
+          max: 28,
         })),
         records,
         style,

@@ -109,7 +109,7 @@ export async function stackUp(home: StackHome, options: UpOptions): Promise<Stac
     SERVICE_NAMES.map(async (name) => {
       const status = await serviceUp(home, checkout, name, options);
       pending.delete(name);
-      step.update(pending.size > 0 ? `waiting for ${[...pending].join(', ')}` : '');
+      if (pending.size > 0) step.update(`waiting for ${[...pending].join(', ')}`);
       return status;
     }),
   );
@@ -147,8 +147,11 @@ async function serviceUp(
   const log = processFiles(home.run, name).log;
   const env: NodeJS.ProcessEnv = {
     ...options.env,
+    // Every service learns where the others are (e.g. the synthesizer asks memory for ranking).
+    ...Object.fromEntries(
+      SERVICE_NAMES.map((s) => [addressVariable(s), serviceAddress(s, options.env)]),
+    ),
     TOLLGATE_TRUSTED_ISSUERS_FILE: home.trustedIssuersFile,
-    [addressVariable(name)]: address,
     TOLLGATE_LOG_LEVEL: options.env.TOLLGATE_LOG_LEVEL || 'info',
   };
   const settings = settingsOf(env);
