@@ -157,15 +157,31 @@ function narrowToDescriptor(
   offered: OfferedPermissions,
   resource: PublishedResource,
 ): PermissionSet {
+  let byResource = narrowed.get(offered);
+  if (byResource === undefined) {
+    byResource = new WeakMap();
+    narrowed.set(offered, byResource);
+  }
+  const known = byResource.get(resource);
+  if (known !== undefined) return known;
   const fields = resource.descriptor.spec.schema.fields;
   const declared = (field: string) => Object.hasOwn(fields, field);
-  return {
+  const set: PermissionSet = {
     operations: offered.operations,
     visibleFields: offered.visibleFields.filter(declared),
     filterableFields: offered.filterableFields.filter(declared),
     limitCap: Math.max(1, offered.limitCap),
   };
+  byResource.set(resource, set);
+  return set;
 }
+
+/**
+ * Narrowed sets by offered set (the decider keeps one per principal × resource until its
+ * bundle changes) and resource version, so steady traffic reuses one object — and the tool
+ * set compiled for it.
+ */
+const narrowed = new WeakMap<OfferedPermissions, WeakMap<PublishedResource, PermissionSet>>();
 
 function noPermissions(): PermissionSet {
   return { operations: [], visibleFields: [], filterableFields: [], limitCap: 1 };

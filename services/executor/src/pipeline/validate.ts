@@ -1,5 +1,6 @@
 import { TollgateError, toolName } from '@tollgate/core';
 import type {
+  CompiledToolSet,
   Operation,
   PermissionSet,
   PublishedResource,
@@ -34,6 +35,39 @@ export function operationOf(resource: PublishedResource, tool: string): Operatio
   return operation;
 }
 
+/** Tool sets by cache, permission set object and resource version object. */
+const toolSets = new WeakMap<
+  ToolValidatorCache,
+  WeakMap<PermissionSet, WeakMap<PublishedResource, CompiledToolSet>>
+>();
+
+/**
+ * The compiled tool set of (resource version × permission set). The cache keys it by content;
+ * this remembers it by object too, so a steady call skips building that key.
+ */
+function toolSetOf(
+  cache: ToolValidatorCache,
+  resource: PublishedResource,
+  permissions: PermissionSet,
+): CompiledToolSet {
+  let byPermissions = toolSets.get(cache);
+  if (byPermissions === undefined) {
+    byPermissions = new WeakMap();
+    toolSets.set(cache, byPermissions);
+  }
+  let byResource = byPermissions.get(permissions);
+  if (byResource === undefined) {
+    byResource = new WeakMap();
+    byPermissions.set(permissions, byResource);
+  }
+  let set = byResource.get(resource);
+  if (set === undefined) {
+    set = cache.toolSet({ ...resource.descriptor, version: resource.version }, permissions);
+    byResource.set(resource, set);
+  }
+  return set;
+}
+
 /** A call whose arguments matched the tool this principal was handed. */
 export interface ValidatedCall {
   tool: ToolDefinition;
@@ -56,8 +90,7 @@ export function validateCall(
   toolVersion: string,
   args: unknown,
 ): ValidatedCall {
-  const versioned = { ...resource.descriptor, version: resource.version };
-  const validator = cache.validatorFor(versioned, permissions, toolNameSent);
+  const validator = toolSetOf(cache, resource, permissions).validator(toolNameSent);
   if (validator === undefined) {
     throw new TollgateError(
       'UNKNOWN_TOOL',

@@ -1,0 +1,311 @@
+/**
+ * Executor benchmark: the same term query (order "12345", pinned to the caller's tenant) sent
+ * straight to Elasticsearch with `@elastic/elasticsearch`, and through Tollgate — the agent SDK
+ * (`@tollgate/sdk`) → NATS → the executor as its own process → Elasticsearch, with the audit
+ * event stored by JetStream before every answer — sequentially and from 32 concurrent callers,
+ * in one run; plus the in-process cost of the pure stages (the executor's decide and validate,
+ * the connector's compile and shape).
+ *
+ * NATS is a private nats-server (same binary as deploy/local) so no other executor shares the
+ * queue group. Run: `npx tsx test/bench/executor.bench.ts` (after `pnpm build`). It reports; it
+ * asserts nothing. Sizes: BENCH_EXECUTOR_SEQUENTIAL (default 1000), BENCH_EXECUTOR_CONCURRENT
+ * (calls per caller, default 60), BENCH_EXECUTOR_PIPELINE (default 5000).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@elastic/elasticsearch';
+import { Kvm } from '@nats-io/kv';
+import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
+import type { EsSearchRequest } from '@tollgate/connector-elasticsearch';
+import {
+  ToolValidatorCache,
+  descriptorHash,
+  generateIssuerKeys,
+  issuePrincipalToken,
+  synthesizeTools,
+} from '@tollgate/core';
+import type {
+  CompiledRequest,
+  PermissionSet,
+  PublishedResource,
+  ResourceDescriptor,
+} from '@tollgate/core';
+import { buckets, connectBus, createLogger, resourceKey } from '@tollgate/kit';
+import { LocalDecider, compileBundle } from '@tollgate/policy';
+import type { PolicyBundle } from '@tollgate/policy';
+import { TollgateClient } from '@tollgate/sdk';
+import type { Tool } from '@tollgate/sdk';
+import { PolicyDeciders, decideCall, validateCall } from '../../services/executor/src/index.js';
+import { startNatsServer } from '../../services/executor/test/support/nats-server.js';
+import { ordersAgents, ordersPolicy, ordersResource, seedOrders } from '../fixtures/orders.js';
+import { startService } from '../support/process.js';
+
+const ES_URL = process.env['TOLLGATE_ES_URL'] ?? 'http://127.0.0.1:9200';
+const INDEX = 'tollgate_fixture_orders';
+const SEQUENTIAL = Number(process.env['BENCH_EXECUTOR_SEQUENTIAL'] ?? 1_000);
+const PER_CALLER = Number(process.env['BENCH_EXECUTOR_CONCURRENT'] ?? 60);
+const PIPELINE_RUNS = Number(process.env['BENCH_EXECUTOR_PIPELINE'] ?? 5_000);
+const CALLERS = 32;
+const WARMUP = 200;
+
+/** Latencies of one way of calling, milliseconds. */
+export interface LatencyStats {
+  calls: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+  /** Calls per second over the whole run. */
+  throughput: number;
+}
+
+export interface ExecutorBenchReport {
+  sequential: { direct: LatencyStats; tollgate: LatencyStats; p50Ratio: number; p99Ratio: number };
+  concurrent32: {
+    direct: LatencyStats;
+    tollgate: LatencyStats;
+    p50Ratio: number;
+    p99Ratio: number;
+  };
+  /** In-process cost of the pure stages per call, microseconds. */
+  pipelineUs: { decide: number; validate: number; compile: number; shape: number; total: number };
+}
+
+const principal = { tenant: 'team-a', agent: 'support_bot', environment: 'prod' };
+const args = { filters: [{ field: 'id', op: 'eq', value: '12345' }] };
+
+function stats(samples: number[], wallMs: number): LatencyStats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  const round = (n: number) => Math.round(n * 1000) / 1000;
+  return {
+    calls: samples.length,
+    p50Ms: round(at(0.5)),
+    p99Ms: round(at(0.99)),
+    meanMs: round(samples.reduce((s, x) => s + x, 0) / samples.length),
+    throughput: Math.round((samples.length / wallMs) * 1000),
+  };
+}
+
+async function measure(
+  callers: number,
+  perCaller: number,
+  once: () => Promise<void>,
+): Promise<LatencyStats> {
+  const samples: number[] = [];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      for (let i = 0; i < perCaller; i++) {
+        const t = performance.now();
+        await once();
+        samples.push(performance.now() - t);
+      }
+    }),
+  );
+  return stats(samples, performance.now() - started);
+}
+
+/** The permission set, tool and compiled request the executor uses for this call. */
+function setting(descriptor: ResourceDescriptor, decider: LocalDecider) {
+  const permissions: PermissionSet = decider.permissionSet(principal, 'es_orders');
+  const tool = synthesizeTools({ ...descriptor, version: 1 }, permissions).find(
+    (t) => t.name === 'es_orders_search',
+  )!;
+  const compiled = elasticsearchConnector.compile('search', args, {
+    descriptor,
+    permissions,
+    principal: { tenant: principal.tenant, agent: principal.agent },
+    cursorKey: 'bench-cursor-key',
+  }) as CompiledRequest<EsSearchRequest>;
+  return { permissions, tool, compiled };
+}
+
+/** The executor's own decide and validate stages, and the connector's compile and shape, in process. */
+function pipelineCost(published: PublishedResource, bundle: PolicyBundle, upstreamBody: unknown) {
+  const deciders = new PolicyDeciders(createLogger({ service: 'executor-bench', level: 'silent' }));
+  deciders.apply('team-a', new TextEncoder().encode(JSON.stringify(bundle)));
+  const validators = new ToolValidatorCache();
+  const { descriptor } = published;
+  const time = (fn: () => void): number => {
+    for (let i = 0; i < 200; i++) fn();
+    const t = performance.now();
+    for (let i = 0; i < PIPELINE_RUNS; i++) fn();
+    return Math.round((((performance.now() - t) * 1000) / PIPELINE_RUNS) * 10) / 10;
+  };
+  let permissions: PermissionSet | undefined;
+  let compiled: CompiledRequest | undefined;
+  const decide = time(() => {
+    permissions = decideCall(
+      deciders,
+      principal,
+      published,
+      'search',
+      args,
+      Date.now(),
+    ).permissions;
+  });
+  const validate = time(() => {
+    validateCall(validators, published, permissions!, 'es_orders_search', '', args);
+  });
+  const compile = time(() => {
+    compiled = elasticsearchConnector.compile('search', args, {
+      descriptor,
+      permissions: permissions!,
+      principal: { tenant: principal.tenant, agent: principal.agent },
+      cursorKey: 'bench-cursor-key',
+    });
+  });
+  const upstream = { status: 200, body: upstreamBody, attempts: 1, latencyMs: 1 };
+  const shape = time(() => {
+    elasticsearchConnector.shape('search', upstream, {
+      descriptor,
+      permissions: permissions!,
+      request: compiled!,
+      maxBytes: 32_768,
+    });
+  });
+  return {
+    decide,
+    validate,
+    compile,
+    shape,
+    total: Math.round((decide + validate + compile + shape) * 10) / 10,
+  };
+}
+
+export async function runExecutorBench(): Promise<ExecutorBenchReport> {
+  const es = new Client({ node: ES_URL });
+  await seedOrders(es, INDEX);
+  const nats = await startNatsServer();
+  const dir = await mkdtemp(join(tmpdir(), 'tollgate-bench-'));
+  const nc = await connectBus({ url: nats.url, name: 'executor-bench' });
+  const executor = { value: undefined as ReturnType<typeof startService> | undefined };
+  try {
+    const keys = await generateIssuerKeys('tollgate-bench');
+    await writeFile(join(dir, 'issuer.json'), JSON.stringify(keys));
+    const descriptor = ordersResource({ endpoint: ES_URL, index: INDEX });
+    const compiledBundle = compileBundle({
+      tenant: 'team-a',
+      version: 1,
+      agents: ordersAgents(),
+      policies: [ordersPolicy()],
+      resources: [{ version: 1, descriptor }],
+    });
+    if (!compiledBundle.ok) throw new Error('orders bundle does not compile');
+    const kvm = new Kvm(nc);
+    const published: PublishedResource = {
+      tenant: 'team-a',
+      environment: 'prod',
+      name: 'es_orders',
+      version: 1,
+      hash: descriptorHash(descriptor),
+      descriptor,
+      publishedAt: new Date().toISOString(),
+    };
+    await (
+      await kvm.create(buckets.resources)
+    ).put(resourceKey('team-a', 'prod', 'es_orders'), JSON.stringify(published));
+    await (
+      await kvm.create(buckets.policyBundles)
+    ).put('team-a', JSON.stringify(compiledBundle.bundle));
+    executor.value = startService('executor', {
+      TOLLGATE_NATS_URL: nats.url,
+      TOLLGATE_TRUSTED_ISSUERS_FILE: join(dir, 'issuer.json'),
+      TOLLGATE_EXECUTOR_GRPC_ADDR: '127.0.0.1:0',
+      TOLLGATE_CURSOR_KEY: 'bench-cursor-key',
+      TOLLGATE_LOG_LEVEL: 'info',
+    });
+    await executor.value.waitForLog((l) => l.msg === 'ready', 60_000);
+
+    const decider = LocalDecider.fromBundle(compiledBundle.bundle);
+    const { tool, compiled } = setting(descriptor, decider);
+    const sdkTool: Tool = {
+      name: tool.name,
+      description: tool.description,
+      version: tool.version,
+      resource: 'es_orders',
+      resourceVersion: 1,
+      resourceKind: 'elasticsearch',
+      operation: 'search',
+      inputSchema: tool.inputSchema,
+      format: 'json_schema',
+      rendering: tool.inputSchema,
+      callSubject: 'tollgate.v1.call.elasticsearch.es_orders',
+    };
+    const client = TollgateClient.over(nc, {
+      token: await issuePrincipalToken(keys, principal, { ttlSeconds: 3_600 }),
+    });
+    const native = compiled.native;
+    const direct = async () => {
+      const body = await es.search({ index: native.index, ...native.body } as never);
+      if (body.hits.hits.length !== 1) throw new Error('direct query did not find order 12345');
+    };
+    const through = async () => {
+      const outcome = await client.call(sdkTool, args);
+      if (outcome.status !== 'ok') throw new Error(`call failed: ${JSON.stringify(outcome)}`);
+    };
+    // Ready once a call succeeds (the executor loads resources and bundles first).
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await through();
+        break;
+      } catch (err) {
+        if (attempt > 100) throw err;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    await measure(1, WARMUP, direct);
+    await measure(1, WARMUP, through);
+
+    const ratios = (d: LatencyStats, t: LatencyStats) => ({
+      direct: d,
+      tollgate: t,
+      p50Ratio: Math.round((t.p50Ms / d.p50Ms) * 100) / 100,
+      p99Ratio: Math.round((t.p99Ms / d.p99Ms) * 100) / 100,
+    });
+    const seqDirect = await measure(1, SEQUENTIAL, direct);
+    const seqThrough = await measure(1, SEQUENTIAL, through);
+    const conDirect = await measure(CALLERS, PER_CALLER, direct);
+    const conThrough = await measure(CALLERS, PER_CALLER, through);
+    const upstreamBody = await es.search({ index: native.index, ...native.body } as never);
+    return {
+      sequential: ratios(seqDirect, seqThrough),
+      concurrent32: ratios(conDirect, conThrough),
+      pipelineUs: pipelineCost(published, compiledBundle.bundle, upstreamBody),
+    };
+  } finally {
+    if (executor.value) {
+      executor.value.child.kill('SIGTERM');
+      await executor.value.exited;
+    }
+    await nc.close();
+    await nats.dispose();
+    await es.close();
+    await elasticsearchConnector.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function print(report: ExecutorBenchReport): void {
+  const row = (name: string, s: LatencyStats) =>
+    `  ${name.padEnd(9)} p50 ${s.p50Ms.toFixed(2).padStart(7)} ms   p99 ${s.p99Ms.toFixed(2).padStart(7)} ms   mean ${s.meanMs.toFixed(2).padStart(7)} ms   ${String(s.throughput).padStart(5)} calls/s   (${s.calls} calls)`;
+  const lines = [
+    'term query "order 12345": @elastic/elasticsearch direct vs agent SDK → NATS → executor → Elasticsearch',
+    'sequential (1 caller)',
+    row('direct', report.sequential.direct),
+    row('tollgate', report.sequential.tollgate),
+    `  ratio     p50 ${report.sequential.p50Ratio}×   p99 ${report.sequential.p99Ratio}×`,
+    `concurrent (${CALLERS} callers)`,
+    row('direct', report.concurrent32.direct),
+    row('tollgate', report.concurrent32.tollgate),
+    `  ratio     p50 ${report.concurrent32.p50Ratio}×   p99 ${report.concurrent32.p99Ratio}×`,
+    `in-process pipeline per call: decide ${report.pipelineUs.decide} µs + validate ${report.pipelineUs.validate} µs + compile ${report.pipelineUs.compile} µs + shape ${report.pipelineUs.shape} µs = ${report.pipelineUs.total} µs`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n${JSON.stringify(report)}\n`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  print(await runExecutorBench());
+}
