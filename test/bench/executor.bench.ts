@@ -7,7 +7,8 @@
  * the connector's compile and shape).
  *
  * NATS is a private nats-server (same binary as deploy/local) so no other executor shares the
- * queue group. Run: `npx tsx test/bench/executor.bench.ts` (after `pnpm build`). It reports; it
+ * queue group. Direct and Tollgate calls alternate in blocks so both see the same machine load.
+ * Run: `npx tsx test/bench/executor.bench.ts` (after `pnpm build`). It reports; it
  * asserts nothing. Sizes: BENCH_EXECUTOR_SEQUENTIAL (default 1000), BENCH_EXECUTOR_CONCURRENT
  * (calls per caller, default 60), BENCH_EXECUTOR_PIPELINE (default 5000).
  */
@@ -49,6 +50,8 @@ const PER_CALLER = Number(process.env['BENCH_EXECUTOR_CONCURRENT'] ?? 60);
 const PIPELINE_RUNS = Number(process.env['BENCH_EXECUTOR_PIPELINE'] ?? 5_000);
 const CALLERS = 32;
 const WARMUP = 200;
+/** Alternating blocks per comparison. */
+const ROUNDS = 10;
 
 /** Latencies of one way of calling, milliseconds. */
 export interface LatencyStats {
@@ -88,12 +91,13 @@ function stats(samples: number[], wallMs: number): LatencyStats {
   };
 }
 
-async function measure(
+/** One block of calls: `callers` concurrent loops of `perCaller` calls each. */
+async function block(
   callers: number,
   perCaller: number,
   once: () => Promise<void>,
-): Promise<LatencyStats> {
-  const samples: number[] = [];
+  samples: number[],
+): Promise<number> {
   const started = performance.now();
   await Promise.all(
     Array.from({ length: callers }, async () => {
@@ -104,7 +108,27 @@ async function measure(
       }
     }),
   );
-  return stats(samples, performance.now() - started);
+  return performance.now() - started;
+}
+
+/**
+ * Direct and through Tollgate, alternating in ROUNDS blocks so both see the same machine (a
+ * small, shared one whose load drifts), with `total` calls per caller for each.
+ */
+async function sideBySide(
+  callers: number,
+  total: number,
+  direct: () => Promise<void>,
+  through: () => Promise<void>,
+): Promise<[LatencyStats, LatencyStats]> {
+  const perRound = Math.max(1, Math.round(total / ROUNDS));
+  const samples: [number[], number[]] = [[], []];
+  const wall = [0, 0];
+  for (let round = 0; round < ROUNDS; round++) {
+    wall[0] += await block(callers, perRound, direct, samples[0]);
+    wall[1] += await block(callers, perRound, through, samples[1]);
+  }
+  return [stats(samples[0], wall[0]!), stats(samples[1], wall[1]!)];
 }
 
 /** The permission set, tool and compiled request the executor uses for this call. */
@@ -256,8 +280,8 @@ export async function runExecutorBench(): Promise<ExecutorBenchReport> {
         await new Promise((r) => setTimeout(r, 200));
       }
     }
-    await measure(1, WARMUP, direct);
-    await measure(1, WARMUP, through);
+    await block(4, WARMUP / 4, direct, []);
+    await block(4, WARMUP / 4, through, []);
 
     const ratios = (d: LatencyStats, t: LatencyStats) => ({
       direct: d,
@@ -265,10 +289,8 @@ export async function runExecutorBench(): Promise<ExecutorBenchReport> {
       p50Ratio: Math.round((t.p50Ms / d.p50Ms) * 100) / 100,
       p99Ratio: Math.round((t.p99Ms / d.p99Ms) * 100) / 100,
     });
-    const seqDirect = await measure(1, SEQUENTIAL, direct);
-    const seqThrough = await measure(1, SEQUENTIAL, through);
-    const conDirect = await measure(CALLERS, PER_CALLER, direct);
-    const conThrough = await measure(CALLERS, PER_CALLER, through);
+    const [seqDirect, seqThrough] = await sideBySide(1, SEQUENTIAL, direct, through);
+    const [conDirect, conThrough] = await sideBySide(CALLERS, PER_CALLER, direct, through);
     const upstreamBody = await es.search({ index: native.index, ...native.body } as never);
     return {
       sequential: ratios(seqDirect, seqThrough),

@@ -94,7 +94,7 @@ describe('faults - the executor under failing dependencies', () => {
   it("faults - slow Elasticsearch answers a timeout error within the call's deadline", async () => {
     proxy.delay = () => 3_000;
     try {
-      const budget = 1_200;
+      const budget = 2_000;
       const before = proxy.requests.length;
       // The test waits only a little longer than the budget: an answer at all proves the deadline held.
       const answer = await h.call('es_orders_search', byId, {
