@@ -168,12 +168,27 @@ function modelInfo(model: AgentModel) {
   return { scripted: model.scripted, model: model.llm.model, baseURL: model.llm.baseURL };
 }
 
-/** A run as JSON output: the answer and each step's calls (not the whole conversation). */
+/**
+ * A run as JSON output: the answer and each step's calls, each with what the model read back
+ * (the compacted result or error), without the rest of the conversation.
+ */
 export function plainRun(run: AgentRun) {
+  const readBack = new Map<string, unknown>();
+  for (const message of run.messages) {
+    if (message.role !== 'tool') continue;
+    try {
+      readBack.set(message.tool_call_id, JSON.parse(message.content));
+    } catch {
+      readBack.set(message.tool_call_id, message.content);
+    }
+  }
   return {
     status: run.status,
     answer: run.answer,
-    steps: run.steps,
+    steps: run.steps.map((step) => ({
+      ...step,
+      toolCalls: step.toolCalls.map((call) => ({ ...call, result: readBack.get(call.id) ?? null })),
+    })),
     toolsOffered: run.tools.map((t) => t.name),
   };
 }
