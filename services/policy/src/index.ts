@@ -13,8 +13,20 @@ export type {
 } from './approvals/record.js';
 export { readApprovalRequested } from './approvals/requested.js';
 export { Bundles } from './bundles/bundles.js';
-export { bundleContentHash, cedarOfPolicy, compileTenant } from './bundles/compile.js';
-export type { ExcludedResource, TenantCompilation, TenantInputs } from './bundles/compile.js';
+export {
+  TenantCompiler,
+  bundleContentHash,
+  cedarOfPolicy,
+  compileTenant,
+  withVersion,
+} from './bundles/compile.js';
+export type {
+  ExcludedResource,
+  Hashed,
+  HashedInputs,
+  TenantCompilation,
+  TenantInputs,
+} from './bundles/compile.js';
 export { TenantDeciders } from './bundles/deciders.js';
 export { BundleCompileError, BundlePublisher } from './bundles/publisher.js';
 export type { PublishedBundle } from './bundles/publisher.js';
@@ -23,7 +35,9 @@ export { RebuildScheduler } from './bundles/scheduler.js';
 export { DEV_ISSUER_FILE, policyConfig } from './config.js';
 export { AccessControl, ROLES } from './declarations/access.js';
 export type { ServiceRole } from './declarations/access.js';
-export { Declarations, validDescriptor } from './declarations/declarations.js';
+export { Declarations } from './declarations/declarations.js';
+export { checkCandidate, validDescriptor } from './declarations/validate.js';
+export type { TenantSnapshot } from './declarations/validate.js';
 export type { ApplyOptions, ChangeOutcome } from './declarations/declarations.js';
 export { diffDocuments } from './declarations/diff.js';
 export { Decisions } from './decisions.js';

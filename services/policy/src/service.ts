@@ -5,6 +5,7 @@ import type { KV, Logger } from '@tollgate/kit';
 import { Approvals } from './approvals/approvals.js';
 import { ApprovalIntake } from './approvals/intake.js';
 import { Bundles } from './bundles/bundles.js';
+import { TenantCompiler } from './bundles/compile.js';
 import { TenantDeciders } from './bundles/deciders.js';
 import { BundlePublisher } from './bundles/publisher.js';
 import { ResourceCatalog } from './bundles/resources.js';
@@ -88,9 +89,11 @@ export async function startPolicyService(options: PolicyServiceOptions): Promise
   const resources = await ResourceCatalog.start(resourcesKv, logger, (tenant) =>
     resourceChanged.to?.(tenant),
   );
+  const compiler = new TenantCompiler();
   const publisher = new BundlePublisher({
     ...stores,
     resources,
+    compiler,
     kv: bundlesKv,
     events,
     deciders,
@@ -128,7 +131,7 @@ export async function startPolicyService(options: PolicyServiceOptions): Promise
   const sweeper = startSweeper(approvals, options.approvalSweepIntervalMs, logger);
 
   return {
-    declarations: new Declarations({ ...stores, access, bundles, resources, clock }),
+    declarations: new Declarations({ ...stores, access, bundles, resources, compiler, clock }),
     decisions: new Decisions({ deciders, access }),
     approvals,
     bundles,

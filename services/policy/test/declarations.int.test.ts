@@ -53,7 +53,7 @@ describe('declarations', () => {
   it('declarations - bootstrap: the first Agent of a tenant must be the caller itself with the admin role', async () => {
     const tenant = uniqueTenant();
     const who = cast(tenant);
-    const before = await h.counts();
+    const before = await h.counts(tenant);
 
     const notSelf = await rpcError(
       h.client.applyAgent(
@@ -70,7 +70,7 @@ describe('declarations', () => {
       ),
     );
     expect(notAdmin.code).toBe(RpcStatus.PERMISSION_DENIED);
-    expect(await h.counts()).toEqual(before);
+    expect(await h.counts(tenant)).toEqual(before);
 
     const first = await h.client.applyAgent(
       { descriptor: agentDescriptor(tenant, 'operator', ['admin', 'approver']) as never },
@@ -224,7 +224,7 @@ describe('declarations', () => {
     const { tenant, who } = await tenantWithAgents();
     const as = await h.as(who.operator);
     const bundleBefore = await h.bundleInKv(tenant);
-    const before = await h.counts();
+    const before = await h.counts(tenant);
 
     const unknownAttribute = await rpcError(
       h.client.applyPolicy(
@@ -271,7 +271,7 @@ describe('declarations', () => {
     expect(badGrant.code).toBe(RpcStatus.INVALID_ARGUMENT);
     expect(badGrant.details.map((d) => d.path)).toContain('spec.grants[0].actions[0]');
 
-    expect(await h.counts()).toEqual(before);
+    expect(await h.counts(tenant)).toEqual(before);
     expect((await h.bundleInKv(tenant))?.version).toBe(bundleBefore?.version);
 
     // A dry run of a valid policy compiles it without storing anything.
@@ -280,7 +280,7 @@ describe('declarations', () => {
       as,
     );
     expect(dry.policy).toMatchObject({ version: 1, cedar: expect.stringContaining('permit') });
-    expect(await h.counts()).toEqual(before);
+    expect(await h.counts(tenant)).toEqual(before);
   });
 
   it('declarations - resource changes in the registry bucket are compiled into the bundle', async () => {

@@ -18,7 +18,7 @@ import type { RpcClient } from '@tollgate/contracts';
 import type { EventEnvelope } from '@tollgate/contracts/events/v1';
 import { ApprovalSchema, ApprovalStatus, PolicyService } from '@tollgate/contracts/policy/v1';
 import { generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
-import type { IssuerKeys, Principal, PublishedResource, ResourceDescriptor } from '@tollgate/core';
+import type { IssuerKeys, Principal, PublishedResource } from '@tollgate/core';
 import {
   EVENTS_STREAM,
   EventPublisher,
@@ -41,6 +41,7 @@ import { registerPolicyApi, startPolicyService } from '../src/index.js';
 import type { PolicyParts } from '../src/index.js';
 
 export { eventually, infra, uniqueName } from '../../../test/support/infra.js';
+export { publishedResource } from './fixtures.js';
 
 export const logger: Logger = createLogger({ service: 'policy-test', level: 'silent' });
 
@@ -71,8 +72,12 @@ export interface Harness {
   bundleInKv(
     tenant: string,
   ): Promise<{ version: number; hash: string; policies: { id: string }[] } | undefined>;
-  /** Document counts of every collection of the service. */
-  counts(): Promise<Record<string, number>>;
+  /**
+   * Document counts of `tenant` in every collection of the service. (Per tenant: the durable
+   * consumer replays the shared event stream's approval requests of other runs into this
+   * database in the background.)
+   */
+  counts(tenant: string): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
 
@@ -132,10 +137,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (entry === null || entry.operation !== 'PUT') return undefined;
       return JSON.parse(new TextDecoder().decode(entry.value));
     },
-    counts: async () => {
+    counts: async (tenant) => {
       const out: Record<string, number> = {};
       for (const c of await mongo.db.listCollections().toArray())
-        out[c.name] = await mongo.db.collection(c.name).countDocuments();
+        out[c.name] = await mongo.db.collection(c.name).countDocuments({ tenant });
       return out;
     },
     close: async () => {
@@ -174,43 +179,6 @@ export function policyDescriptor(
   spec: Record<string, unknown>,
 ): Record<string, unknown> {
   return { apiVersion: 'tollgate.dev/v1', kind: 'Policy', metadata: { name, tenant }, spec };
-}
-
-/** A published resource (as the registry projects it) with the orders schema. */
-export function publishedResource(
-  tenant: string,
-  name: string,
-  access: ResourceDescriptor['spec']['access'],
-  options: { environment?: string; version?: number } = {},
-): PublishedResource {
-  const environment = options.environment ?? 'prod';
-  const descriptor: ResourceDescriptor = {
-    apiVersion: 'tollgate.dev/v1',
-    kind: 'Resource',
-    metadata: { name, tenant, environment },
-    spec: {
-      type: 'elasticsearch',
-      connection: { endpoint: 'http://es.internal:9200', credentialRef: 'env://ES_KEY' },
-      target: { index: name },
-      schema: {
-        fields: {
-          id: { type: 'keyword', filterable: true, returnable: true },
-          amount: { type: 'double', range: true, returnable: true },
-          email: { type: 'keyword', filterable: true, returnable: true },
-        },
-      },
-      access,
-    },
-  };
-  return {
-    tenant,
-    environment,
-    name,
-    version: options.version ?? 1,
-    hash: `h${options.version ?? 1}`,
-    descriptor,
-    publishedAt: new Date().toISOString(),
-  };
 }
 
 /** Principals of one tenant used across the suites. */
@@ -290,7 +258,7 @@ export async function requestApproval(
     args: call.args,
   });
   const now = new Date();
-  const approval = create(ApprovalSchema, {
+  const init: MessageInitShape<typeof ApprovalSchema> = {
     id,
     status: ApprovalStatus.PENDING,
     principal: {
@@ -309,8 +277,11 @@ export async function requestApproval(
     sessionId: 'session-1',
     arguments: call.args as never,
     policyIds: ['policy/ops-write/grant/0'],
+  };
+  const approval = create(ApprovalSchema, {
+    ...init,
     ...options.init,
-  });
+  } as MessageInitShape<typeof ApprovalSchema>);
   await publishEnvelope(
     new EventPublisher(nc),
     envelope(EventTypes.approvalRequested, call.principal.tenant, {

@@ -244,7 +244,7 @@ function cases(as: { metadata: Record<string, string> }): BadCase[] {
 describe('requests', () => {
   it('requests - bad input on every RPC is INVALID_ARGUMENT naming the field, and nothing is stored', async () => {
     const as = await h.as(who.operator);
-    const before = await h.counts();
+    const before = await h.counts(tenant);
     const bundle = await h.bundleInKv(tenant);
     for (const bad of cases(as)) {
       const err = await rpcError(bad.call());
@@ -254,12 +254,12 @@ describe('requests', () => {
       if (typeof bad.message === 'string') expect(detail?.message, bad.name).toContain(bad.message);
       else expect(detail?.message, bad.name).toMatch(bad.message);
     }
-    expect(await h.counts()).toEqual(before);
+    expect(await h.counts(tenant)).toEqual(before);
     expect((await h.bundleInKv(tenant))?.version).toBe(bundle?.version);
   });
 
   it('requests - every RPC refuses calls without a valid token, and other tenants', async () => {
-    const before = await h.counts();
+    const before = await h.counts(tenant);
     const anonymous = await rpcError(h.client.listPolicies({}));
     expect(anonymous.code).toBe(RpcStatus.UNAUTHENTICATED);
     const forged = await rpcError(
@@ -296,6 +296,7 @@ describe('requests', () => {
     expect(foreignDecide.tollgateCode).toBe('TENANT_MISMATCH');
     const foreignList = await rpcError(h.client.listPending({ tenant: other }, as));
     expect(foreignList.tollgateCode).toBe('TENANT_MISMATCH');
-    expect(await h.counts()).toEqual(before);
+    expect(await h.counts(tenant)).toEqual(before);
+    expect(Object.values(await h.counts(other)).filter((n) => n > 0)).toEqual([]);
   });
 });

@@ -76,6 +76,77 @@ export function compileTenant(inputs: TenantInputs): TenantCompilation {
     : { ok: false, problems: result.problems, excluded };
 }
 
+/** A declaration as the compiler takes it: its descriptor and canonical hash. */
+export interface Hashed<D> {
+  descriptor: D;
+  hash: string;
+}
+
+/** What `TenantCompiler.compile` takes: like `TenantInputs`, declarations with their hashes. */
+export interface HashedInputs {
+  tenant: string;
+  version: number;
+  agents: Hashed<AgentDescriptor>[];
+  policies: Hashed<PolicyDescriptor>[];
+  resources: PublishedResource[];
+}
+
+const CACHED_TENANTS = 256;
+const ENTRIES_PER_TENANT = 2;
+
+/**
+ * `compileTenant` with a small memory of recent results per tenant, keyed by the hashes of
+ * everything compiled: the bundle Apply compiled to validate a change is the one the rebuild
+ * after the commit needs, so a change costs one Cedar compilation, not two.
+ */
+export class TenantCompiler {
+  readonly #recent = new Map<string, { key: string; result: TenantCompilation }[]>();
+
+  /** Compiles (or recalls) the tenant's bundle; on success also its `bundleContentHash`. */
+  compile(
+    inputs: HashedInputs,
+  ): (TenantCompilation & { ok: false }) | (TenantCompilation & { ok: true; contentHash: string }) {
+    const key = JSON.stringify([
+      ...inputs.agents.map((a) => `A/${a.descriptor.metadata.name}/${a.hash}`).sort(),
+      ...inputs.policies.map((p) => `P/${p.descriptor.metadata.name}/${p.hash}`).sort(),
+      ...inputs.resources.map((r) => `R/${r.environment}/${r.name}/${r.version}/${r.hash}`).sort(),
+    ]);
+    const entries = this.#recent.get(inputs.tenant) ?? [];
+    let result = entries.find((e) => e.key === key)?.result;
+    if (result === undefined) {
+      result = compileTenant({
+        tenant: inputs.tenant,
+        version: 0,
+        agents: inputs.agents.map((a) => a.descriptor),
+        policies: inputs.policies.map((p) => p.descriptor),
+        resources: inputs.resources,
+      });
+      this.#recent.delete(inputs.tenant);
+      this.#recent.set(inputs.tenant, [{ key, result }, ...entries].slice(0, ENTRIES_PER_TENANT));
+      if (this.#recent.size > CACHED_TENANTS) {
+        const [oldest] = this.#recent.keys();
+        if (oldest !== undefined) this.#recent.delete(oldest);
+      }
+    }
+    // Compiled at version 0, the bundle's hash is its content hash.
+    return result.ok
+      ? {
+          ...result,
+          bundle: withVersion(result.bundle, inputs.version),
+          contentHash: result.bundle.hash,
+        }
+      : result;
+  }
+}
+
+/** The same bundle under another version (and the hash that goes with it). */
+export function withVersion(bundle: PolicyBundle, version: number): PolicyBundle {
+  if (bundle.version === version) return bundle;
+  const { hash: _hash, ...body } = bundle;
+  const next = { ...body, version };
+  return { ...next, hash: bundleHash(next) };
+}
+
 /** Hash of a bundle's content regardless of its version: unchanged inputs → unchanged hash. */
 export function bundleContentHash(bundle: PolicyBundle): string {
   const { hash: _hash, ...body } = bundle;

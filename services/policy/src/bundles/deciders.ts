@@ -8,10 +8,13 @@ import type { BucketWatch, KV, Logger } from '@tollgate/kit';
  * executors and the synthesizer load it, so the service's Decide, Explain and GetPermissionSet
  * answer what every other component decides. A tenant without a bundle gets an empty decider
  * (which denies everything with POLICY_UNAVAILABLE); a deleted or corrupt bundle leaves the
- * tenant denying everything too.
+ * tenant denying everything too. Bundles are loaded lazily, on a tenant's next decision: the
+ * service publishes bundles for every tenant but preparses only those it is asked about.
  */
 export class TenantDeciders {
   readonly #deciders = new Map<string, LocalDecider>();
+  /** Bundles received and not yet loaded, per tenant, oldest first; `undefined` = deleted. */
+  readonly #pending = new Map<string, (Uint8Array | PolicyBundle | undefined)[]>();
   readonly #logger: Logger;
   readonly #clock: () => number;
   #watch: BucketWatch | undefined;
@@ -30,29 +33,47 @@ export class TenantDeciders {
     const deciders = new TenantDeciders(logger, clock);
     deciders.#watch = await watchBucket(
       kv,
-      (tenant, value) => {
-        if (value === undefined) deciders.#deciders.set(tenant, deciders.#fresh());
-        else deciders.#load(tenant, value);
-      },
+      (tenant, value) => deciders.#receive(tenant, value),
       logger,
     );
     await deciders.#watch.ready;
     return deciders;
   }
 
-  /** The tenant's decider (an empty one, denying everything, when it has no bundle yet). */
+  /** The tenant's decider with every bundle received loaded (empty, denying everything, when none). */
   decider(tenant: string): LocalDecider {
     let decider = this.#deciders.get(tenant);
     if (decider === undefined) {
       decider = this.#fresh();
       this.#deciders.set(tenant, decider);
     }
+    const pending = this.#pending.get(tenant);
+    if (pending === undefined) return decider;
+    this.#pending.delete(tenant);
+    for (const input of pending) {
+      if (input === undefined) {
+        decider = this.#fresh();
+        this.#deciders.set(tenant, decider);
+        continue;
+      }
+      const result = decider.load(input);
+      if (!result.ok && result.kept)
+        this.#logger.debug(
+          { tenant, reason: result.reason },
+          'policy bundle not loaded; kept current',
+        );
+      else if (!result.ok)
+        this.#logger.error(
+          { tenant, reason: result.reason },
+          'policy bundle unusable; denying all',
+        );
+    }
     return decider;
   }
 
-  /** Loads a bundle this process just published, ahead of its KV echo (same as the echo: no-op). */
+  /** A bundle this process just published, ahead of its KV echo (loading the echo is then a no-op). */
   offer(bundle: PolicyBundle): void {
-    this.#load(bundle.tenant, bundle);
+    this.#receive(bundle.tenant, bundle);
   }
 
   stop(): void {
@@ -63,15 +84,9 @@ export class TenantDeciders {
     return new LocalDecider({ clock: this.#clock });
   }
 
-  #load(tenant: string, input: Uint8Array | PolicyBundle): void {
-    const result = this.decider(tenant).load(input);
-    if (!result.ok && result.kept) {
-      this.#logger.debug(
-        { tenant, reason: result.reason },
-        'policy bundle not loaded; kept current',
-      );
-    } else if (!result.ok) {
-      this.#logger.error({ tenant, reason: result.reason }, 'policy bundle unusable; denying all');
-    }
+  #receive(tenant: string, input: Uint8Array | PolicyBundle | undefined): void {
+    const pending = this.#pending.get(tenant) ?? [];
+    // A deletion makes everything before it moot.
+    this.#pending.set(tenant, input === undefined ? [undefined] : [...pending, input]);
   }
 }

@@ -1,13 +1,13 @@
 import { JetStreamApiCodes } from '@nats-io/jetstream';
 import type { PublishedResource } from '@tollgate/core';
-import { bundleHash } from '@tollgate/policy';
 import type { PolicyBundle, PolicyProblem } from '@tollgate/policy';
 import type { EventPublisher, KV, Logger } from '@tollgate/kit';
 import { announceBundle } from '../events.js';
 import type { DeclarationChange } from '../events.js';
 import type { BundleLedger } from '../store/bundle-ledger.js';
 import type { DeclarationStore } from '../store/declarations.js';
-import { bundleContentHash, compileTenant } from './compile.js';
+import { withVersion } from './compile.js';
+import type { TenantCompiler } from './compile.js';
 import type { TenantDeciders } from './deciders.js';
 
 /** The bundle a tenant holds after a publication. */
@@ -39,6 +39,7 @@ export interface BundlePublisherDeps {
   policies: DeclarationStore<'Policy'>;
   ledger: BundleLedger;
   resources: { resourcesOf(tenant: string): PublishedResource[] };
+  compiler: TenantCompiler;
   kv: KV;
   events: EventPublisher;
   /** Loaded with each bundle right after it is written (ahead of the KV echo). */
@@ -67,24 +68,30 @@ export class BundlePublisher {
 
   async publish(tenant: string, changes: DeclarationChange[] = []): Promise<PublishedBundle> {
     const { ledger, agents, policies, resources, logger } = this.#deps;
+    // The ledger's head is enough to start from; a lost race or an unchanged bundle is
+    // confirmed against its newest row (a head left behind by a crash must not hide one).
+    let probed = false;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const [latest, agentRecords, policyRecords] = await Promise.all([
-        ledger.latest(tenant),
+        probed ? ledger.latest(tenant) : ledger.head(tenant),
         agents.liveIn(tenant),
         policies.liveIn(tenant),
       ]);
-      const compiled = compileTenant({
+      const compiled = this.#deps.compiler.compile({
         tenant,
         version: (latest?.version ?? 0) + 1,
-        agents: agentRecords.map((r) => r.descriptor),
-        policies: policyRecords.map((r) => r.descriptor),
+        agents: agentRecords,
+        policies: policyRecords,
         resources: resources.resourcesOf(tenant),
       });
       if (compiled.excluded.length > 0)
         logger.warn({ tenant, excluded: compiled.excluded }, 'resources left out of the bundle');
       if (!compiled.ok) throw new BundleCompileError(tenant, compiled.problems);
-      const contentHash = bundleContentHash(compiled.bundle);
-      if (latest !== undefined && latest.contentHash === contentHash) {
+      if (latest !== undefined && latest.contentHash === compiled.contentHash) {
+        if (!probed) {
+          probed = true;
+          continue;
+        }
         const current = withVersion(compiled.bundle, latest.version);
         await this.#project(current);
         return { tenant, version: current.version, hash: current.hash, changed: false };
@@ -94,10 +101,13 @@ export class BundlePublisher {
         tenant,
         version: bundle.version,
         hash: bundle.hash,
-        contentHash,
+        contentHash: compiled.contentHash,
         createdAt: this.#clock(),
       });
-      if (!claimed) continue;
+      if (!claimed) {
+        probed = true;
+        continue;
+      }
       await this.#project(bundle);
       this.#deps.deciders?.offer(bundle);
       await announceBundle(this.#deps.events, bundle, changes);
@@ -124,12 +134,6 @@ export class BundlePublisher {
       }
     }
   }
-}
-
-function withVersion(bundle: PolicyBundle, version: number): PolicyBundle {
-  const { hash: _hash, ...body } = bundle;
-  const next = { ...body, version };
-  return { ...next, hash: bundleHash(next) };
 }
 
 /** The version of a bundle held in KV; undefined when the value is not a readable bundle. */

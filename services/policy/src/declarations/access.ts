@@ -27,9 +27,9 @@ export class AccessControl {
     this.#agents = agents;
   }
 
-  /** The roles of the caller's live Agent declaration (empty when it has none). */
+  /** The roles of the caller's live Agent declaration as of the last completed change (empty when none). */
   async rolesOf(principal: Principal): Promise<string[]> {
-    const record = await this.#agents.current(principal.tenant, principal.agent);
+    const record = await this.#agents.head(principal.tenant, principal.agent);
     return record === undefined || record.deleted ? [] : record.descriptor.spec.roles;
   }
 

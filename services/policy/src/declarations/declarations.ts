@@ -1,20 +1,9 @@
 import type { JsonValue } from '@bufbuild/protobuf';
-import {
-  TollgateError,
-  descriptorHash,
-  descriptorInvalid,
-  validateDescriptor,
-} from '@tollgate/core';
-import type {
-  AgentDescriptor,
-  PolicyDescriptor,
-  Principal,
-  PublishedResource,
-} from '@tollgate/core';
+import { descriptorHash } from '@tollgate/core';
+import type { Principal, PublishedResource } from '@tollgate/core';
 import { tenantOf } from '@tollgate/kit';
-import type { PolicyProblem } from '@tollgate/policy';
 import type { Bundles } from '../bundles/bundles.js';
-import { cedarOfPolicy, compileTenant } from '../bundles/compile.js';
+import type { TenantCompiler } from '../bundles/compile.js';
 import type { PublishedBundle } from '../bundles/publisher.js';
 import { concurrentChange, notFound, versionConflict } from '../errors.js';
 import type { DeclarationChange } from '../events.js';
@@ -28,6 +17,8 @@ import { ROLES } from './access.js';
 import type { AccessControl } from './access.js';
 import { diffDocuments } from './diff.js';
 import type { DiffEntry } from './diff.js';
+import { checkCandidate, missing, validDescriptor } from './validate.js';
+import type { TenantSnapshot } from './validate.js';
 
 export interface DeclarationsDeps {
   agents: DeclarationStore<'Agent'>;
@@ -35,6 +26,7 @@ export interface DeclarationsDeps {
   access: AccessControl;
   bundles: Pick<Bundles, 'afterChange'>;
   resources: { resourcesOf(tenant: string): PublishedResource[] };
+  compiler: TenantCompiler;
   clock?: () => Date;
 }
 
@@ -70,6 +62,10 @@ type Content<K extends DeclarationKind> = Pick<
   'descriptor' | 'hash' | 'deleted' | 'cedar'
 >;
 type Plan<K extends DeclarationKind> = { unchanged: DeclarationRecord<K> } | { next: Content<K> };
+type Planner<K extends DeclarationKind> = (
+  head: DeclarationRecord<K> | undefined,
+  snapshot: TenantSnapshot,
+) => Plan<K>;
 
 const MAX_ATTEMPTS = 5;
 
@@ -98,18 +94,12 @@ export class Declarations {
     const tenant = tenantOf(principal, descriptor.metadata.tenant);
     await this.#deps.access.mayApplyAgent(principal, descriptor);
     const hash = descriptorHash(descriptor);
-    return this.#change(
-      this.#deps.agents,
-      principal,
-      tenant,
-      descriptor.metadata.name,
-      options,
-      async (head) => {
-        if (head !== undefined && !head.deleted && head.hash === hash) return { unchanged: head };
-        await this.#check(tenant, { agent: descriptor });
-        return { next: { descriptor, hash, deleted: false, cedar: '' } };
-      },
-    );
+    const { name } = descriptor.metadata;
+    return this.#change(this.#deps.agents, principal, tenant, name, options, (head, snapshot) => {
+      if (head !== undefined && !head.deleted && head.hash === hash) return { unchanged: head };
+      this.#check(tenant, snapshot, { agent: { descriptor, hash } });
+      return { next: { descriptor, hash, deleted: false, cedar: '' } };
+    });
   }
 
   async applyPolicy(
@@ -121,10 +111,10 @@ export class Declarations {
     const tenant = tenantOf(principal, descriptor.metadata.tenant);
     await this.#deps.access.require(principal, [ROLES.admin], 'apply policies');
     const hash = descriptorHash(descriptor);
-    const name = descriptor.metadata.name;
-    return this.#change(this.#deps.policies, principal, tenant, name, options, async (head) => {
+    const { name } = descriptor.metadata;
+    return this.#change(this.#deps.policies, principal, tenant, name, options, (head, snapshot) => {
       if (head !== undefined && !head.deleted && head.hash === hash) return { unchanged: head };
-      const cedar = await this.#check(tenant, { policy: descriptor });
+      const cedar = this.#check(tenant, snapshot, { policy: { descriptor, hash } });
       return { next: { descriptor, hash, deleted: false, cedar } };
     });
   }
@@ -138,9 +128,7 @@ export class Declarations {
     await this.#deps.access.require(principal, [ROLES.admin], 'delete policies');
     return this.#change(this.#deps.policies, principal, tenant, query.name, query, (head) => {
       if (head === undefined || head.deleted) throw missing('Policy', tenant, query.name, head);
-      return Promise.resolve({
-        next: { descriptor: head.descriptor, hash: head.hash, deleted: true, cedar: '' },
-      });
+      return { next: { descriptor: head.descriptor, hash: head.hash, deleted: true, cedar: '' } };
     });
   }
 
@@ -195,11 +183,8 @@ export class Declarations {
     const plural = store.kind === 'Agent' ? 'agents' : 'policies';
     await this.#deps.access.require(principal, [ROLES.admin, ROLES.approver], `list ${plural}`);
     const bound = { list: plural, tenant };
-    const after = decodePageToken(
-      query.pageToken,
-      bound,
-      (p): p is string => typeof p === 'string',
-    );
+    const isName = (p: unknown): p is string => typeof p === 'string';
+    const after = decodePageToken(query.pageToken, bound, isName);
     const live = (await store.liveIn(tenant)).filter((r) => after === undefined || r.name > after);
     const records = live.slice(0, query.pageSize);
     const last = records.at(-1);
@@ -207,47 +192,19 @@ export class Declarations {
     return { records, nextPageToken: more ? encodePageToken(last.name, bound) : '' };
   }
 
-  /**
-   * Compiles the tenant's bundle as it would be with `candidate` in place; throws
-   * DESCRIPTOR_INVALID with every problem when it does not compile. Returns the Cedar a
-   * candidate policy compiles to.
-   */
-  async #check(
+  #check(
     tenant: string,
-    candidate: { agent: AgentDescriptor } | { policy: PolicyDescriptor },
-  ): Promise<string> {
-    const [agents, policies] = await Promise.all([
-      this.#deps.agents.liveIn(tenant),
-      this.#deps.policies.liveIn(tenant),
-    ]);
-    const replace = <D extends { metadata: { name: string } }>(list: D[], next: D | undefined) =>
-      next === undefined
-        ? list
-        : [...list.filter((d) => d.metadata.name !== next.metadata.name), next];
-    const agent = 'agent' in candidate ? candidate.agent : undefined;
-    const policy = 'policy' in candidate ? candidate.policy : undefined;
-    const compiled = compileTenant({
-      tenant,
-      version: 0,
-      agents: replace(
-        agents.map((r) => r.descriptor),
-        agent,
-      ),
-      policies: replace(
-        policies.map((r) => r.descriptor),
-        policy,
-      ),
-      resources: this.#deps.resources.resourcesOf(tenant),
-    });
-    const subject = agent ?? policy;
-    const prefix = `${subject?.kind}/${subject?.metadata.name}/`;
-    if (!compiled.ok) throw descriptorInvalid(compiled.problems.map((p) => relative(p, prefix)));
-    return policy === undefined ? '' : cedarOfPolicy(compiled.bundle, policy.metadata.name);
+    snapshot: TenantSnapshot,
+    candidate: Parameters<typeof checkCandidate>[4],
+  ): string {
+    const resources = this.#deps.resources.resourcesOf(tenant);
+    return checkCandidate(this.#deps.compiler, tenant, snapshot, resources, candidate);
   }
 
   /**
-   * Reads the head, plans the next version, checks the expected version and commits (the
-   * version insert is the compare-and-set). Without an expected version a lost race is retried.
+   * Reads the tenant's declarations (one round trip for both kinds), plans the next version,
+   * checks the expected version and commits (the version insert is the compare-and-set). A
+   * lost race is retried from the newest row; with an expected version it is a conflict.
    */
   async #change<K extends DeclarationKind>(
     store: DeclarationStore<K>,
@@ -255,15 +212,28 @@ export class Declarations {
     tenant: string,
     name: string,
     options: ApplyOptions,
-    plan: (head: DeclarationRecord<K> | undefined) => Promise<Plan<K>>,
+    plan: Planner<K>,
   ): Promise<ChangeOutcome<K>> {
     const what = `${store.kind} "${name}" of tenant "${tenant}"`;
+    let probe = false;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const head = await store.current(tenant, name);
-      const decided = await plan(head);
+      const [agents, policies, probed] = await Promise.all([
+        this.#deps.agents.currentIn(tenant),
+        this.#deps.policies.currentIn(tenant),
+        probe ? store.current(tenant, name) : undefined,
+      ]);
+      const snapshot: TenantSnapshot = { agents, policies };
+      const own = (store.kind === 'Agent' ? agents : policies) as DeclarationRecord<K>[];
+      const head = probe ? probed : own.find((r) => r.name === name);
       const current = head?.version ?? 0;
-      if (options.expectedVersion !== undefined && options.expectedVersion !== current)
+      if (options.expectedVersion !== undefined && options.expectedVersion !== current) {
+        if (!probe) {
+          probe = true; // confirm against the newest row before refusing
+          continue;
+        }
         throw versionConflict(what, current, options.expectedVersion);
+      }
+      const decided = plan(head, snapshot);
       if ('unchanged' in decided) return { record: decided.unchanged, unchanged: true, diff: [] };
       const next: DeclarationRecord<K> = {
         ...decided.next,
@@ -290,48 +260,10 @@ export class Declarations {
         return { record: next, unchanged: false, diff, ...(bundle ? { bundle } : {}) };
       }
       if (options.expectedVersion !== undefined) throw concurrentChange(what, current);
+      probe = true;
     }
     throw concurrentChange(what, (await store.current(tenant, name))?.version ?? 0);
   }
-}
-
-/** Validates a descriptor (every problem at once) and checks its kind. */
-export function validDescriptor<K extends DeclarationKind>(
-  input: unknown,
-  kind: K,
-): K extends 'Agent' ? AgentDescriptor : PolicyDescriptor {
-  const result = validateDescriptor(input);
-  if (!result.ok) throw descriptorInvalid(result.problems);
-  const found = result.descriptor.kind;
-  if (found !== kind) {
-    const where =
-      found === 'Resource'
-        ? 'apply Resource descriptors to the registry'
-        : `apply ${found} descriptors with Apply${found}`;
-    const message = `Apply${kind} stores ${kind} descriptors; ${where}`;
-    throw new TollgateError('INVALID_ARGUMENT', `descriptor.kind: ${message}`, {
-      details: [{ path: 'kind', message, expected: kind, found: JSON.stringify(found) }],
-    });
-  }
-  return result.descriptor as K extends 'Agent' ? AgentDescriptor : PolicyDescriptor;
-}
-
-function relative(problem: PolicyProblem, prefix: string) {
-  const path = problem.path.startsWith(prefix) ? problem.path.slice(prefix.length) : problem.path;
-  return { path, message: problem.message };
-}
-
-function missing(
-  kind: DeclarationKind,
-  tenant: string,
-  name: string,
-  head: DeclarationRecord | undefined,
-): TollgateError {
-  return notFound(
-    head === undefined
-      ? `${kind} "${name}" of tenant "${tenant}" does not exist.`
-      : `${kind} "${name}" of tenant "${tenant}" was deleted (version ${head.version}); ask for a specific version to read its history.`,
-  );
 }
 
 function asJson(descriptor: unknown): JsonValue | undefined {

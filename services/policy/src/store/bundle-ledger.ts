@@ -36,8 +36,14 @@ export class BundleLedger {
     });
   }
 
+  /** The newest version, probing past the head. */
   latest(tenant: string): Promise<BundleEntry | undefined> {
     return this.#rows.current(tenant);
+  }
+
+  /** The newest version as far as the head knows (one read); a lost race sends writers to `latest`. */
+  head(tenant: string): Promise<BundleEntry | undefined> {
+    return this.#rows.head(tenant);
   }
 
   /** False when another publisher claimed that version first. */

@@ -69,6 +69,11 @@ export class DeclarationStore<K extends DeclarationKind> {
     return this.#rows.current(declarationKey(tenant, name));
   }
 
+  /** The newest version as of the last completed commit (one read). */
+  head(tenant: string, name: string): Promise<DeclarationRecord<K> | undefined> {
+    return this.#rows.head(declarationKey(tenant, name));
+  }
+
   version(
     tenant: string,
     name: string,
@@ -79,12 +84,15 @@ export class DeclarationStore<K extends DeclarationKind> {
 
   /** False when another change committed that version first. */
   commit(record: DeclarationRecord<K>): Promise<boolean> {
-    return this.#rows.commit(record);
+    return this.#rows.commit(record, { settleHead: true });
   }
 
-  /** The newest version of every name in `tenant`, tombstones included, sorted by name. */
+  /**
+   * The newest version of every name in `tenant` as of the last completed commit (heads, see
+   * `VersionedCollection.headsWhere`), tombstones included, sorted by name.
+   */
   async currentIn(tenant: string): Promise<DeclarationRecord<K>[]> {
-    const records = await this.#rows.currentWhere({ tenant });
+    const records = await this.#rows.headsWhere({ tenant });
     return records.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 

@@ -7,7 +7,6 @@ const DUPLICATE_KEY = 11000;
 export interface Stored extends Document {
   _id: string;
 }
-const PROBE_CONCURRENCY = 16;
 
 /** How rows of one versioned collection are keyed, stored and read back. */
 export interface RowCodec<R extends { version: number }> {
@@ -47,7 +46,16 @@ export class VersionedCollection<R extends { version: number }> {
     this.#codec = codec;
   }
 
-  /** The newest version, or undefined when nothing was ever committed under `key`. */
+  /**
+   * The head alone (one read): the newest version as of the last completed commit. Writers
+   * start from it; a lost race (the next version exists) sends them to `current`.
+   */
+  async head(key: string): Promise<R | undefined> {
+    const doc = await this.#heads.findOne({ _id: key });
+    return doc === null ? undefined : this.#codec.fromDocument(doc);
+  }
+
+  /** The newest version (probing past the head, repairing it), or undefined when none. */
   async current(key: string): Promise<R | undefined> {
     const doc = await this.#heads.findOne({ _id: key });
     return this.#probe(key, doc === null ? undefined : this.#codec.fromDocument(doc));
@@ -58,8 +66,13 @@ export class VersionedCollection<R extends { version: number }> {
     return doc === null ? undefined : this.#codec.fromDocument(doc);
   }
 
-  /** Commits `row`; false when another writer committed that version first (nothing written). */
-  async commit(row: R): Promise<boolean> {
+  /**
+   * Commits `row`; false when another writer committed that version first (nothing written).
+   * With `settleHead`, it returns only once the head holds this version or a newer one (a
+   * concurrent, slower head write of an older version is undone), which is what makes `head`
+   * and `headsWhere` current as of the last completed commit.
+   */
+  async commit(row: R, options: { settleHead?: boolean } = {}): Promise<boolean> {
     const key = this.#codec.key(row);
     try {
       await this.#versions.insertOne(this.#codec.toDocument(`${key}/${row.version}`, row));
@@ -68,25 +81,21 @@ export class VersionedCollection<R extends { version: number }> {
       throw err;
     }
     await this.#writeHead(key, row);
-    await this.current(key);
+    if (options.settleHead === true) {
+      const head = await this.head(key);
+      if (head === undefined || head.version < row.version) await this.current(key);
+    }
     return true;
   }
 
-  /** The newest version of everything whose head matches `filter`. */
-  async currentWhere(filter: Filter<Stored>): Promise<R[]> {
-    const heads = (await this.#heads.find(filter).toArray()).map((doc) =>
-      this.#codec.fromDocument(doc),
-    );
-    const current = new Array<R>(heads.length);
-    let next = 0;
-    const lanes = Array.from({ length: Math.min(PROBE_CONCURRENCY, heads.length) }, async () => {
-      for (let i = next++; i < heads.length; i = next++) {
-        const head = heads[i] as R;
-        current[i] = (await this.#probe(this.#codec.key(head), head)) ?? head;
-      }
-    });
-    await Promise.all(lanes);
-    return current;
+  /**
+   * The heads matching `filter`, without probing for newer rows: one query. A head can trail
+   * its newest row only while a commit is in flight (every commit repairs the head before it
+   * returns), so this is current as of the last completed commit — what a bundle rebuild that
+   * follows a commit needs.
+   */
+  async headsWhere(filter: Filter<Stored>): Promise<R[]> {
+    return (await this.#heads.find(filter).toArray()).map((doc) => this.#codec.fromDocument(doc));
   }
 
   /** Whether any head matches `filter`. */
