@@ -3,20 +3,25 @@
  *
  * 1. Apply → KV propagation: 1,000 applies over gRPC, each timed from the call until a KV
  *    watcher (as executors and the synthesizer run one) sees the new version.
- * 2. List latency with 10,000 resources in one tenant and environment: first page, a deep
- *    page, a label filter, and a walk over every page.
- * 3. Apply → KV again with those 10,000 resources stored, and the catalog's cold load.
+ * 2. List latency with 10,000 resources in one tenant and environment: first page, a middle
+ *    page, label filters, and a walk over every page; plus the cold start on them and the
+ *    cost of a reconciliation pass.
+ * 3. Apply → KV again with those 10,000 resources stored.
  *
- * Run: `npx tsx services/registry/bench/registry.bench.ts` (after `pnpm build`). Numbers depend
- * on the machine and its load; this script reports, it asserts nothing.
+ * Run: `npx tsx services/registry/bench/registry.bench.ts` (after `pnpm build`); BENCH_APPLIES
+ * and BENCH_RESOURCES scale it down. It reports, it asserts nothing: numbers depend on the
+ * machine and its load.
  */
+import { loadavg } from 'node:os';
 import { Server } from '@grpc/grpc-js';
 import { createClient } from '@tollgate/contracts';
+import type { RpcClient } from '@tollgate/contracts';
 import { RegistryService } from '@tollgate/contracts/registry/v1';
 import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
 import {
   TokenVerifier,
   createConnectorRegistry,
+  descriptorHash,
   generateIssuerKeys,
   issuePrincipalToken,
   parsePublishedResource,
@@ -29,7 +34,17 @@ import {
   createLogger,
   listenGrpc,
 } from '@tollgate/kit';
-import { registerRegistryApi, startRegistry } from '../src/index.js';
+import {
+  COLLECTIONS,
+  publishedResource,
+  registerRegistryApi,
+  resourceId,
+  startRegistry,
+  toVersionDocument,
+  validResource,
+  versionId,
+} from '../src/index.js';
+import type { RegistryParts, VersionRecord } from '../src/index.js';
 
 const NATS_URL = process.env.TOLLGATE_NATS_URL ?? 'nats://127.0.0.1:4222';
 const MONGO_URL = process.env.TOLLGATE_MONGO_URL ?? 'mongodb://127.0.0.1:27017';
@@ -37,14 +52,17 @@ const APPLIES = Number(process.env.BENCH_APPLIES ?? 1_000);
 const RESOURCES = Number(process.env.BENCH_RESOURCES ?? 10_000);
 const LIST_CALLS = 200;
 
+type Client = RpcClient<typeof RegistryService>;
+
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 const logger = createLogger({ service: 'registry-bench', level: 'silent' });
+const out = (line: string) => process.stdout.write(`${line}\n`);
 
 function descriptor(
   tenant: string,
   name: string,
   description: string,
-  labels: Record<string, string> = {},
+  labels: Record<string, string>,
 ) {
   return {
     apiVersion: 'tollgate.dev/v1',
@@ -91,7 +109,6 @@ async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void
 
 const mongo = await connectMongo(`${MONGO_URL}/registry_bench_${run}`, { timeoutMs: 10_000 });
 const nc = await connectBus({ url: NATS_URL, name: 'registry-bench' });
-const bucket = `registry_bench_${run}`;
 const keys = await generateIssuerKeys('registry-bench');
 const verifier = await TokenVerifier.create([{ issuer: keys.issuer, keys: [keys.publicJwk] }]);
 const connectors = createConnectorRegistry([elasticsearchConnector]);
@@ -103,23 +120,37 @@ const options = {
   credentials: createCredentialResolver(),
   draftTtlMs: 3_600_000,
   reconcileIntervalMs: 0,
-  bucket,
+  bucket: `registry_bench_${run}`,
 };
-const parts = await startRegistry(options);
-const server = new Server();
-registerRegistryApi(server, {
-  registry: parts.registry,
-  drafts: parts.drafts,
-  verifier,
-  kinds: connectors.kinds(),
-  logger,
-});
-const grpc = await listenGrpc(server, '127.0.0.1:0', 'bench');
-const client = createClient(RegistryService, `127.0.0.1:${grpc.port}`, {
-  defaultDeadlineMs: 60_000,
-});
 
-// Every version the bucket shows, with when it was first seen.
+/** A registry served over gRPC on a free port. */
+async function serve(parts: RegistryParts): Promise<{ client: Client; stop(): Promise<void> }> {
+  const server = new Server();
+  registerRegistryApi(server, {
+    registry: parts.registry,
+    drafts: parts.drafts,
+    verifier,
+    kinds: connectors.kinds(),
+    logger,
+  });
+  const grpc = await listenGrpc(server, '127.0.0.1:0', 'bench');
+  const client = createClient(RegistryService, `127.0.0.1:${grpc.port}`, {
+    defaultDeadlineMs: 60_000,
+  });
+  return {
+    client,
+    stop: async () => {
+      client.close();
+      await grpc.stop();
+      await parts.stop();
+    },
+  };
+}
+
+const parts = await startRegistry(options);
+const first = await serve(parts);
+
+// Every version the bucket shows, and when it was first seen.
 const seen = new Map<string, number>();
 const waiters = new Map<string, () => void>();
 const watch = await parts.kv.watch({ key: '>' });
@@ -140,22 +171,16 @@ const seenAt = (key: string, version: number): Promise<number> => {
   return new Promise((resolve) => waiters.set(id, () => resolve(seen.get(id) as number)));
 };
 
-async function applyToKv(
-  principal: Principal,
-  names: string[],
-  count: number,
-  labels: (i: number) => Record<string, string>,
-) {
-  const metadata = {
-    authorization: `Bearer ${await issuePrincipalToken(keys, principal, { ttlSeconds: 7200 })}`,
-  };
+async function applyToKv(via: Client, principal: Principal, names: string[], count: number) {
+  const token = await issuePrincipalToken(keys, principal, { ttlSeconds: 7200 });
+  const metadata = { authorization: `Bearer ${token}` };
   const propagation: number[] = [];
   const rpc: number[] = [];
   for (let i = 0; i < count; i++) {
     const name = names[i % names.length] as string;
     const started = performance.now();
-    const reply = await client.apply(
-      { descriptor: descriptor(principal.tenant, name, `apply ${i}`, labels(i)) as never },
+    const reply = await via.apply(
+      { descriptor: descriptor(principal.tenant, name, `apply ${i}`, labelsOf(i)) as never },
       { metadata },
     );
     rpc.push(performance.now() - started);
@@ -165,60 +190,111 @@ async function applyToKv(
   return { propagation, rpc };
 }
 
-process.stdout.write(`registry bench: ${APPLIES} applies, ${RESOURCES} resources (run ${run})\n`);
+const labelsOf = (i: number) => ({ domain: `d${i % 10}`, team: `t${i % 3}` });
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+out(
+  `registry bench: ${APPLIES} applies, ${RESOURCES} resources (run ${run}); load average ${load()}`,
+);
 
 // 1. Apply → KV on a small registry.
 const small: Principal = { tenant: `bench-a-${run}`, agent: 'operator', environment: 'prod' };
 const smallNames = Array.from({ length: 20 }, (_, i) => `res_${i}`);
-const first = await applyToKv(small, smallNames, APPLIES, () => ({}));
-process.stdout.write(`apply→KV (20 resources stored):    ${stats(first.propagation)}\n`);
-process.stdout.write(`apply RPC (20 resources stored):   ${stats(first.rpc)}\n`);
+const before = await applyToKv(first.client, small, smallNames, APPLIES);
+out(`apply→KV, 20 resources stored:      ${stats(before.propagation)}`);
+out(`apply RPC, 20 resources stored:     ${stats(before.rpc)}`);
+out(`  (load average ${load()})`);
 
-// 2. Seed RESOURCES resources in one tenant and environment, then List.
+// 2. Import RESOURCES resources in one tenant and environment as a restore would (heads, rows
+// and KV entries in bulk: applying them one by one through FerretDB takes far longer than
+// what is measured here), then start a fresh registry on them and List.
 const big: Principal = { tenant: `bench-b-${run}`, agent: 'operator', environment: 'prod' };
 const names = Array.from({ length: RESOURCES }, (_, i) => `res_${String(i).padStart(5, '0')}`);
-const labelsOf = (i: number) => ({ domain: `d${i % 10}`, team: `t${i % 3}` });
-const seedStarted = performance.now();
-await pool(names, 16, async (name) => {
-  await parts.registry.apply(
-    big,
-    descriptor(big.tenant, name, `seeded ${name}`, labelsOf(Number(name.slice(4)))),
-  );
+const imported = performance.now();
+const records: VersionRecord[] = names.map((name, i) => {
+  const resource = validResource(descriptor(big.tenant, name, `imported ${name}`, labelsOf(i)));
+  return {
+    tenant: big.tenant,
+    environment: 'prod',
+    name,
+    version: 1,
+    previousVersion: 0,
+    change: 'applied',
+    deleted: false,
+    hash: descriptorHash(resource),
+    descriptor: resource,
+    createdAt: new Date(),
+    createdBy: 'importer',
+    rolledBackFrom: 0,
+  };
 });
-const seedSeconds = (performance.now() - seedStarted) / 1000;
-process.stdout.write(
-  `seeded ${RESOURCES} resources in ${seedSeconds.toFixed(1)} s (${(RESOURCES / seedSeconds).toFixed(0)}/s, 16 concurrent)\n`,
+for (let i = 0; i < records.length; i += 500) {
+  const batch = records.slice(i, i + 500);
+  await mongo.db
+    .collection(COLLECTIONS.heads)
+    .insertMany(batch.map((r) => toVersionDocument(resourceId(r), r)) as never[]);
+  await mongo.db
+    .collection(COLLECTIONS.versions)
+    .insertMany(batch.map((r) => toVersionDocument(versionId(r, 1), r)) as never[]);
+}
+await pool(records, 32, async (r) => {
+  await parts.kv.put(`${r.tenant}.prod.${r.name}`, JSON.stringify(publishedResource(r)));
+});
+out(`imported ${RESOURCES} resources in ${((performance.now() - imported) / 1000).toFixed(1)} s`);
+
+const coldStarted = performance.now();
+const fresh = await startRegistry(options);
+const coldMs = performance.now() - coldStarted;
+const repair = await fresh.reconciler.runOnce();
+out(
+  `cold start on ${RESOURCES + smallNames.length} resources (catalog load, every head probed): ${coldMs.toFixed(0)} ms; repaired ${repair.repaired}`,
 );
+const passStarted = performance.now();
+await fresh.reconciler.runOnce();
+out(
+  `periodic reconcile pass (heads vs bucket, no probing): ${(performance.now() - passStarted).toFixed(0)} ms`,
+);
+const second = await serve(fresh);
 
 const metadata = {
   authorization: `Bearer ${await issuePrincipalToken(keys, big, { ttlSeconds: 7200 })}`,
 };
-async function timeList(label: string, request: Parameters<typeof client.list>[0], expect: number) {
+const matching = (labels: Record<string, string>) =>
+  names.filter((_, i) =>
+    Object.entries(labels).every(([k, v]) => labelsOf(i)[k as 'domain' | 'team'] === v),
+  ).length;
+
+async function timeList(
+  label: string,
+  request: Parameters<Client['list']>[0],
+  expected: number,
+): Promise<void> {
   const samples: number[] = [];
   for (let i = 0; i < LIST_CALLS; i++) {
     const started = performance.now();
-    const page = await client.list(request, { metadata });
+    const page = await second.client.list(request, { metadata });
     samples.push(performance.now() - started);
-    if (page.resources.length !== expect)
-      throw new Error(`${label}: ${page.resources.length} resources, expected ${expect}`);
+    if (page.resources.length !== expected)
+      throw new Error(`${label}: ${page.resources.length} resources, expected ${expected}`);
   }
-  process.stdout.write(`List ${label.padEnd(30)} ${stats(samples)}\n`);
+  out(`List ${label.padEnd(31)} ${stats(samples)}`);
 }
-await timeList('first page (50)', { pageSize: 50 }, 50);
-let deep = '';
-for (let i = 0; i < RESOURCES / 2 / 500; i++)
-  deep = (await client.list({ pageSize: 500, pageToken: deep }, { metadata })).nextPageToken;
-await timeList('page at the middle (50)', { pageSize: 50, pageToken: deep }, 50);
-const matching = (labels: Record<string, string>) =>
-  names.filter((_, i) => Object.entries(labels).every(([k, v]) => labelsOf(i)[k as 'domain'] === v))
-    .length;
+await timeList('first page (50)', { pageSize: 50 }, Math.min(50, RESOURCES));
+let middle = '';
+for (let seenSoFar = 0; seenSoFar < RESOURCES / 2; seenSoFar += 500) {
+  middle = (await second.client.list({ pageSize: 500, pageToken: middle }, { metadata }))
+    .nextPageToken;
+}
+await timeList('a middle page (50)', { pageSize: 50, pageToken: middle }, 50);
 await timeList(
   'label domain=d3 (50)',
   { pageSize: 50, labels: { domain: 'd3' } },
   Math.min(50, matching({ domain: 'd3' })),
 );
 await timeList(
-  'labels domain+team (500 max)',
+  'labels domain+team (up to 500)',
   { pageSize: 500, labels: { domain: 'd3', team: 't0' } },
   Math.min(500, matching({ domain: 'd3', team: 't0' })),
 );
@@ -228,31 +304,24 @@ for (let k = 0; k < 10; k++) {
   let token = '';
   let total = 0;
   do {
-    const page = await client.list({ pageSize: 500, pageToken: token }, { metadata });
+    const page = await second.client.list({ pageSize: 500, pageToken: token }, { metadata });
     total += page.resources.length;
     token = page.nextPageToken;
   } while (token !== '');
   walk.push(performance.now() - started);
-  if (total !== RESOURCES) throw new Error(`walk saw ${total} resources`);
+  if (total !== RESOURCES) throw new Error(`the walk saw ${total} resources`);
 }
-process.stdout.write(`List every page (500 each)         ${stats(walk)}\n`);
+out(`List every page (500 each)          ${stats(walk)}`);
 
-// 3. Apply → KV with RESOURCES stored, and a cold catalog load.
-const loaded = await applyToKv(big, names.slice(0, 50), Math.min(200, APPLIES), labelsOf);
-process.stdout.write(`apply→KV (${RESOURCES} stored):          ${stats(loaded.propagation)}\n`);
-process.stdout.write(`apply RPC (${RESOURCES} stored):         ${stats(loaded.rpc)}\n`);
-await parts.store.flush();
-const coldStarted = performance.now();
-const cold = await startRegistry(options);
-process.stdout.write(
-  `cold start (catalog load of ${RESOURCES + smallNames.length} resources): ${(performance.now() - coldStarted).toFixed(0)} ms\n`,
-);
+// 3. Apply → KV with RESOURCES stored.
+const after = await applyToKv(second.client, big, names.slice(0, 50), Math.min(200, APPLIES));
+out(`apply→KV, ${RESOURCES} resources stored:  ${stats(after.propagation)}`);
+out(`apply RPC, ${RESOURCES} resources stored: ${stats(after.rpc)}`);
+out(`  (load average ${load()})`);
 
-await cold.stop();
 watch.stop();
-client.close();
-await grpc.stop();
-await parts.stop();
+await second.stop();
+await first.stop();
 await parts.kv.destroy();
 await connectors.close();
 await nc.drain();

@@ -1,5 +1,5 @@
 import type { VersionRecord } from './records.js';
-import { resourceId, scopeKey } from './scope.js';
+import { refOfId, resourceId, scopeKey } from './scope.js';
 import type { Scope } from './scope.js';
 
 /** What a List asks for within one scope. */
@@ -43,8 +43,8 @@ export class Catalog {
   }
 
   get(id: string): VersionRecord | undefined {
-    const [tenant = '', environment = '', name = ''] = id.split('/');
-    return this.#scopes.get(scopeKey({ tenant, environment }))?.byName.get(name);
+    const ref = refOfId(id);
+    return ref && this.#scopes.get(scopeKey(ref))?.byName.get(ref.name);
   }
 
   /** Records `record` unless the catalog already holds that resource at a newer version. */

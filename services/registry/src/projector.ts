@@ -48,11 +48,10 @@ export function sameState(a: ProjectedState, b: ProjectedState): boolean {
 }
 
 /**
- * Keeps the `tollgate_resources` KV bucket equal to the store's heads and announces changes on
- * JetStream. A projection reads the KV entry, then the head (the truth), then writes with a
- * compare-and-set on the entry's revision, retrying when it moved. Whoever writes last has read
- * the newest head, so concurrent projections (two applies, an apply and the reconciler, two
- * registry instances) converge on the current version and the bucket never goes backwards.
+ * Keeps the `tollgate_resources` KV bucket equal to the store's current versions and announces
+ * changes on JetStream. Projections only move an entry forward (see `project`), so concurrent
+ * ones (two applies, an apply and the reconciler, two registry instances) converge on the
+ * current version and the bucket never goes backwards.
  */
 export class Projector {
   readonly #kv: KV;
@@ -66,9 +65,16 @@ export class Projector {
   }
 
   /**
-   * Makes the KV entry of `ref` match its current version. `known` is a version known to be
-   * committed (saves reading the head). Returns the current version, and whether the entry
-   * had to be written.
+   * Moves the KV entry of `ref` forward to its current version. Returns the version projected,
+   * and whether the entry had to be written.
+   *
+   * `known` is a version known to be committed (the one a change just made). Versions only
+   * grow, so an entry already at or past it needs nothing, and an older live entry can be
+   * replaced by it without reading the store; an absent, deleted or unreadable entry (which
+   * might be a newer deletion) is settled by reading the store. Without `known` the store's
+   * current version is read after the entry, so whatever is written is at least as new as
+   * what the entry held. Writes are compare-and-sets on the entry's revision, retried when
+   * it moved.
    */
   async project(
     ref: ResourceRef,
@@ -77,10 +83,13 @@ export class Projector {
     const key = resourceKey(ref.tenant, ref.environment, ref.name);
     for (let attempt = 1; ; attempt++) {
       const entry = await this.#kv.get(key);
-      // Read after the entry: whatever we write then is at least as new as what it held.
-      const head = await this.#store.current(ref, known);
       const live = entry !== null && entry.operation === 'PUT';
       const held = live ? stateOf(entry.value) : undefined;
+      if (known !== undefined && held !== undefined && held.version >= known.version) {
+        return { written: false, head: known };
+      }
+      const head =
+        known !== undefined && held !== undefined ? known : await this.#store.current(ref, known);
       const wanted = desiredState(head);
       if (live && held !== undefined && sameState(held, wanted)) return { written: false, head };
       if (!live && wanted === undefined) return { written: false, head };

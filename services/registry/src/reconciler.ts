@@ -64,7 +64,7 @@ export class Reconciler {
       this.#o.logger,
     );
     await this.#watch.ready;
-    const heads = await this.#load();
+    const heads = await this.#load(true);
     this.#background(this.#exclusive(() => this.#repair(heads)));
     if (this.#o.intervalMs > 0) {
       this.#timer = setInterval(() => this.#background(this.runOnce()), this.#o.intervalMs);
@@ -72,9 +72,14 @@ export class Reconciler {
     }
   }
 
-  /** One full pass: reload the catalog from the store and repair the projection. */
-  runOnce(): Promise<ReconcileReport> {
-    return this.#exclusive(async () => this.#repair(await this.#load()));
+  /**
+   * One pass: reload the catalog from the store's heads and repair the projection. `catchUp`
+   * also finds heads a crash left behind their newest version (start-up does it; it reads the
+   * keys of every version); without it a head behind its KV entry is still caught, through
+   * the bucket watch.
+   */
+  runOnce(options: { catchUp?: boolean } = {}): Promise<ReconcileReport> {
+    return this.#exclusive(async () => this.#repair(await this.#load(options.catchUp ?? false)));
   }
 
   async stop(): Promise<void> {
@@ -88,8 +93,8 @@ export class Reconciler {
     return this.#pass;
   }
 
-  async #load(): Promise<VersionRecord[]> {
-    const heads = await this.#o.store.allCurrent();
+  async #load(catchUp: boolean): Promise<VersionRecord[]> {
+    const heads = await this.#o.store.allHeads(catchUp);
     for (const head of heads) this.#o.catalog.put(head);
     this.#loaded = true;
     // Changes seen while loading that the load itself missed.

@@ -174,13 +174,11 @@ export class Registry {
     const bound = { history: resourceId(ref) };
     const before = decodePageToken(query.pageToken, bound, 'number') ?? head.version + 1;
     const top = Math.min(before - 1, head.version);
-    const versions: number[] = [];
-    for (let v = top; v >= 1 && versions.length < query.pageSize; v--) versions.push(v);
-    const records = await this.#store.versions(ref, versions);
-    const last = versions.at(-1);
+    const last = Math.max(1, top - query.pageSize + 1);
+    const records = top < 1 ? [] : await this.#store.versions(ref, top, last);
     return {
       records,
-      nextPageToken: last !== undefined && last > 1 ? encodePageToken(last, bound) : '',
+      nextPageToken: top >= 1 && last > 1 ? encodePageToken(last, bound) : '',
     };
   }
 

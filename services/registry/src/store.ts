@@ -11,7 +11,6 @@ import type { ResourceRef } from './scope.js';
 export const COLLECTIONS = { heads: 'resources', versions: 'resource_versions' } as const;
 
 const DUPLICATE_KEY = 11000;
-const PROBE_CONCURRENCY = 16;
 
 /**
  * Resource versions in MongoDB, designed for stores without multi-document transactions
@@ -86,14 +85,31 @@ export class ResourceStore {
     return current?.version === version ? current : undefined;
   }
 
-  /** Several versions of one resource, in the order asked; each must exist. */
-  async versions(ref: ResourceRef, versions: number[]): Promise<VersionRecord[]> {
-    const found = await Promise.all(versions.map((v) => this.version(ref, v)));
-    return found.map((record, i) => {
+  /**
+   * Versions `from` down to `to` (inclusive) of one resource, newest first: one range query.
+   * Each must exist (versions are dense).
+   */
+  async versions(ref: ResourceRef, from: number, to: number): Promise<VersionRecord[]> {
+    const docs = await this.#versions
+      .find({
+        tenant: ref.tenant,
+        environment: ref.environment,
+        name: ref.name,
+        version: { $gte: to, $lte: from },
+      })
+      .sort({ version: -1 })
+      .toArray();
+    const found = new Map(docs.map((doc) => [doc.version, doc]));
+    const records: VersionRecord[] = [];
+    for (let v = from; v >= to; v--) {
+      const doc = found.get(v);
+      // Only a first version can lack its row (its head is written first).
+      const record = doc === undefined ? await this.version(ref, v) : fromVersionDocument(doc);
       if (record === undefined)
-        throw new Error(`history of ${resourceId(ref)} has no version ${versions[i]}`);
-      return record;
-    });
+        throw new Error(`history of ${resourceId(ref)} has no version ${v}`);
+      records.push(record);
+    }
+    return records;
   }
 
   /**
@@ -128,19 +144,29 @@ export class ResourceStore {
     return this.#headWriter.flush();
   }
 
-  /** The newest version of every resource, for loading the catalog and reconciling. */
-  async allCurrent(): Promise<VersionRecord[]> {
+  /**
+   * Every head, for loading the catalog and reconciling. With `catchUp`, heads a crash left
+   * behind their newest row are found (one pass over the versions' keys, not one read per
+   * resource) and replaced by that row.
+   */
+  async allHeads(catchUp: boolean): Promise<VersionRecord[]> {
     const heads = (await this.#heads.find({}).toArray()).map((doc) => fromVersionDocument(doc));
-    const current: VersionRecord[] = new Array<VersionRecord>(heads.length);
-    let next = 0;
-    const lanes = Array.from({ length: Math.min(PROBE_CONCURRENCY, heads.length) }, async () => {
-      for (let i = next++; i < heads.length; i = next++) {
-        const head = heads[i] as VersionRecord;
-        current[i] = (await this.#probe(head, head)) ?? head;
-      }
-    });
-    await Promise.all(lanes);
-    return current;
+    if (!catchUp) return heads;
+    const newest = new Map<string, number>();
+    const keys = this.#versions.find(
+      {},
+      { projection: { _id: 0, tenant: 1, environment: 1, name: 1, version: 1 } },
+    );
+    for await (const row of keys) {
+      const id = resourceId(row);
+      if ((newest.get(id) ?? 0) < row.version) newest.set(id, row.version);
+    }
+    return Promise.all(
+      heads.map(async (head) => {
+        const latest = newest.get(resourceId(head)) ?? 0;
+        return latest > head.version ? ((await this.#probe(head, head)) ?? head) : head;
+      }),
+    );
   }
 
   /** Follows rows past `head` to the newest version, rewriting a head that was behind. */

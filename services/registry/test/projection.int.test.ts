@@ -4,12 +4,14 @@ import { parsePublishedResource } from '@tollgate/core';
 import type { Principal, PublishedResource } from '@tollgate/core';
 import { EventPublisher, connectBus, createLogger, openBucket, resourceKey } from '@tollgate/kit';
 import {
+  COLLECTIONS,
   Catalog,
   Projector,
   Registry,
   ResourceStore,
   announceChanges,
   changeEventId,
+  toVersionDocument,
 } from '../src/index.js';
 import {
   eventually,
@@ -184,6 +186,43 @@ describe('projection', () => {
     await h.parts.reconciler.runOnce();
     expect((await published(tenant, 'es_orders'))?.version).toBe(1);
     await eventually(() => eventsOf(tenant).find((e) => e?.version === 1), 10_000);
+  });
+
+  it('projection - at start-up a head a crash left behind is caught up, listed and projected', async () => {
+    const tenant = uniqueTenant();
+    const { record } = await h.parts.registry.apply(
+      operator(tenant),
+      resourceDescriptor(tenant, 'es_orders'),
+    );
+    await eventually(() => published(tenant, 'es_orders'), 10_000);
+    // A change committed (its row written) by an instance that died before anything else.
+    const metadata = { ...record.descriptor.metadata, description: 'committed, then crashed' };
+    const crashed = {
+      ...record,
+      version: 2,
+      previousVersion: 1,
+      descriptor: { ...record.descriptor, metadata },
+    };
+    await h.mongo.db
+      .collection(COLLECTIONS.versions)
+      .insertOne(toVersionDocument(`${tenant}/prod/es_orders/2`, crashed) as never);
+
+    const restarted = await h.startInstance();
+    const listed = restarted.parts.registry.list(operator(tenant), {
+      labels: {},
+      type: undefined,
+      includeDeleted: false,
+      pageSize: 10,
+      pageToken: '',
+    });
+    expect(listed.records.map((r) => r.version)).toEqual([2]);
+    await eventually(
+      async () => ((await published(tenant, 'es_orders'))?.version === 2 ? true : undefined),
+      10_000,
+    );
+    expect((await published(tenant, 'es_orders'))?.descriptor.metadata.description).toBe(
+      'committed, then crashed',
+    );
   });
 
   it("catalog - a change made by another registry instance reaches this instance's List", async () => {
