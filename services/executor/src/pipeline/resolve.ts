@@ -1,4 +1,4 @@
-import { TollgateError, parsePublishedResource } from '@tollgate/core';
+import { TollgateError, parsePublishedResource, validateDescriptor } from '@tollgate/core';
 import type { Principal, PublishedResource } from '@tollgate/core';
 import { resourceKey, watchBucket } from '@tollgate/kit';
 import type { BucketWatch, KV, Logger } from '@tollgate/kit';
@@ -8,7 +8,9 @@ const RESOURCE_NAME = /^[a-z][a-z0-9_]{2,62}$/;
 /**
  * The current version of every resource, hot-reloaded from the registry's KV projection
  * (`tollgate_resources`, key `<tenant>.<environment>.<name>`). A changed descriptor applies to
- * the next call; an entry that cannot be read back makes its resource unavailable (fail closed).
+ * the next call; an entry that cannot be read back — not a PublishedResource, under the wrong
+ * key, or a descriptor that fails strict validation (as the synthesizer checks it too) — makes
+ * its resource unavailable (fail closed).
  */
 export class ResourceCatalog {
   readonly #resources = new Map<string, PublishedResource>();
@@ -68,7 +70,11 @@ function mismatch(key: string, resource: PublishedResource): string | undefined 
   if (expected !== key) return `entry names ${expected}, stored under ${key}`;
   if (tenant !== resource.tenant || environment !== resource.environment || name !== resource.name)
     return 'descriptor metadata does not match the entry';
-  if (typeof resource.descriptor.spec?.type !== 'string') return 'descriptor has no spec.type';
+  const checked = validateDescriptor(resource.descriptor);
+  if (!checked.ok) {
+    const first = checked.problems[0];
+    return `descriptor is invalid: ${first?.path || '(root)'}: ${first?.message} (${checked.problems.length} problems)`;
+  }
   return undefined;
 }
 
