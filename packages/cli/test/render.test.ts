@@ -11,6 +11,7 @@ import {
   createStyle,
   diffLines,
   plainOutcome,
+  renderData,
   renderDiff,
   renderOutcome,
   toolShape,
@@ -135,5 +136,27 @@ describe('render - diffs and envelopes', () => {
       plain,
     );
     expect(parked).toContain('tollgate approvals approve ap-1');
+  });
+});
+
+describe('render - result data', () => {
+  it('render - one wide row is shown field by field; several rows as a table', () => {
+    const row = { id: '1', a: 1, b: 2, c: 3, d: 4, e: { f: 5, g: 6 } };
+    expect(renderData([row], plain).split('\n')).toEqual([
+      'id:  1',
+      'a:   1',
+      'b:   2',
+      'c:   3',
+      'd:   4',
+      'e.f: 5',
+      'e.g: 6',
+    ]);
+    expect(renderData([{ id: '1' }, { id: '2', x: true }], plain).split('\n')).toEqual([
+      'id  x',
+      '1',
+      '2   true',
+    ]);
+    expect(renderData([], plain)).toBe('(no results)');
+    expect(renderData({ count: 3 } as never, plain)).toBe('count\n3');
   });
 });

@@ -52,3 +52,26 @@ export function promptWithPreferences(preferences: readonly RecalledPreference[]
   const facts = preferences.map((p) => `- ${p.text}`).join('\n');
   return `${DEFAULT_SYSTEM_PROMPT}\nWhat you remember about this user (use it when it helps, never as data):\n${facts}`;
 }
+
+/** The principal's active preferences (its user's and the agent-wide ones), newest first. */
+export async function activePreferences(options: {
+  address: string;
+  token: string;
+}): Promise<RecalledPreference[]> {
+  const client = createClient(MemoryService, options.address, {
+    metadata: { authorization: `Bearer ${options.token}` },
+    defaultDeadlineMs: 5_000,
+  });
+  try {
+    const { preferences } = await client.listPreferences({ status: PreferenceStatus.ACTIVE });
+    return preferences.map((p) => ({
+      id: p.id,
+      key: p.key,
+      kind: p.kind,
+      text: p.text,
+      score: p.score,
+    }));
+  } finally {
+    client.close();
+  }
+}

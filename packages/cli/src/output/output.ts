@@ -105,13 +105,10 @@ export class Output {
     let detail = '';
     const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
     if (stderr.isTTY !== true) {
+      // Logs get the start and the end; the running detail is for terminals.
       stderr.write(`${label}…\n`);
-      let last = '';
       return {
-        update: (text) => {
-          if (text !== last) stderr.write(`  ${text}\n`);
-          last = text;
-        },
+        update: () => undefined,
         done: (note) =>
           stderr.write(`${style.green('✓')} ${label}${note ? `: ${note}` : ''} (${elapsed()})\n`),
         fail: (note) =>

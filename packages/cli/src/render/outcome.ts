@@ -1,7 +1,7 @@
 import type { JsonValue } from '@bufbuild/protobuf';
 import type { CallMeta, CallOutcome, FinalOutcome } from '@tollgate/sdk';
 import type { Style } from '../output/style.js';
-import { renderTable } from '../output/table.js';
+import { renderFields, renderTable } from '../output/table.js';
 
 /** A call's envelope as JSON output: the same facts the SDK returns, without functions. */
 export interface PlainOutcome {
@@ -88,6 +88,13 @@ export function renderData(data: JsonValue, style: Style): string {
   if (objects && rows.length > 0) {
     const records = rows as Array<Record<string, JsonValue>>;
     const columns = [...new Set(records.flatMap((r) => Object.keys(flatten(r))))];
+    if (records.length === 1 && columns.length > 6) {
+      const row = flatten(records[0]!);
+      return renderFields(
+        columns.map((column) => [column, cellText(row[column])] as const),
+        style,
+      );
+    }
     if (columns.length > 0 && columns.length <= 12) {
       return renderTable(
         columns.map((column) => ({

@@ -1,0 +1,330 @@
+/** The demo's steps (see demo.ts). */
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type { Client as EsClient } from '@elastic/elasticsearch';
+import {
+  activePreferences,
+  compareShapes,
+  openAgentModel,
+  renderData,
+  renderOutcome,
+  renderToolCall,
+  runCli,
+  serviceAddress,
+} from '../packages/cli/dist/index.js';
+import type { PlainOutcome, ToolShape } from '../packages/cli/dist/index.js';
+import { TollgateClient } from '../packages/sdk/dist/index.js';
+import type { AgentToolCall } from '../packages/sdk/dist/index.js';
+import { ORDER_COUNT, seedOrders } from '../test/fixtures/orders.js';
+import { DemoError } from './demo.narrator.js';
+import type { Narrator } from './demo.narrator.js';
+
+// The Elasticsearch client is a dependency of the test package, whose fixture seeds the index.
+const requireFromTests = createRequire(new URL('../test/package.json', import.meta.url));
+const { Client } = requireFromTests('@elastic/elasticsearch') as { Client: typeof EsClient };
+
+const INDEX = 'orders';
+const HIDDEN = {
+  user_id: 'order_ops only',
+  'customer.email': 'order_ops only',
+  internal_note: 'never returned',
+  tenant_id: 'never returned',
+};
+
+interface ToolDoc {
+  name: string;
+  allows: ToolShape;
+}
+interface CallDoc extends AgentToolCall {
+  result: { status: string; data?: Array<Record<string, unknown>> } | null;
+}
+interface ChatDoc {
+  remembered: Array<{ text: string }>;
+  turns: Array<{
+    message: string;
+    run: { answer: string | null; steps: Array<{ toolCalls: CallDoc[] }> };
+  }>;
+}
+interface AuditDoc {
+  records: Array<{ event: { type: string; traceId: string } }>;
+}
+
+export async function runDemo(n: Narrator): Promise<void> {
+  const user = `alice-${randomBytes(2).toString('hex')}`;
+  const model = await openAgentModel(n.env);
+  await model.close();
+  n.line(n.style.bold('Tollgate — governed tools for LLM agents over real data systems'));
+  n.say(`model: ${model.scripted ? n.style.magenta(model.label) : model.label}`);
+  n.say(
+    `the person chatting with the support agent: ${user} (new this run, so nothing is remembered yet)`,
+  );
+
+  n.title('0', 'Provision and start everything');
+  n.say(
+    'NATS with JetStream, FerretDB and Elasticsearch (provisioned on first use), then the six services.',
+  );
+  await n.tollgate(['up']);
+  await seed(n);
+  n.say('An Elasticsearch Resource, four Agents and two Policies, declared in examples/orders:');
+  await n.tollgate(['apply', '-f', 'examples/orders']);
+
+  n.title('1', 'The tools each agent gets');
+  n.say('Tools are projections of the resource × what each agent may do — nobody wrote them.');
+  await n.tollgate(['tools', 'ls', '--as', 'support']);
+  await n.tollgate(['tools', 'ls', '--as', 'order_ops']);
+  await differences(n);
+
+  n.title('2', 'An order looked up through the agent loop');
+  const before = await preferencesOf(n, user);
+  if (before.length > 0) throw new DemoError(`${user} unexpectedly has preferences already`);
+  for (const message of ['搜索 id 为 12345 的订单', 'find order 12345']) {
+    const call = (await chat(n, user, message))[0];
+    if (call?.status !== 'ok' || call.callId === undefined)
+      throw new DemoError(`the lookup did not succeed: ${JSON.stringify(call)}`);
+    visibleFields(n, call);
+    await auditRecord(n, call.callId, call.meta?.traceId ?? '', 'call.completed');
+  }
+
+  n.title('3', 'Guard rails');
+  n.say(
+    'a) support filters on a field only order_ops may use — the executor checks every call against the schema it handed out:',
+  );
+  await n.tollgate(
+    [
+      'call',
+      'es_orders_search',
+      '--as',
+      'support',
+      '--args',
+      '{"filters":[{"field":"customer.email","op":"eq","value":"bo.novak.1234@example.com"}]}',
+    ],
+    1,
+  );
+  await deniedTool(n);
+  n.say(
+    '\nc) the model asks for more rows than support may read; the error names the path and the cap, the model corrects itself:',
+  );
+  const corrected = await chat(n, user, 'show me the 50 largest paid orders');
+  if (!corrected.some((c) => c.status === 'error' && c.error?.category === 'fix_arguments')) {
+    n.say('(the model stayed within the cap from the start, so there was nothing to correct)');
+  }
+  await approvedWrite(n);
+
+  n.title('4', 'A preference learned, and recalled next time');
+  n.say(`${user} has now asked about orders several times; memory learns from completed calls.`);
+  const learned = await n.until(
+    'the frequent_resource preference',
+    async () => (await preferencesOf(n, user)).find((p) => p.key === 'frequent_resource:es_orders'),
+    90_000,
+  );
+  n.ok(`learned for ${user}: "${learned.text}" (kind ${learned.kind}, derived from usage)`);
+  n.say("Next time — a new session: the agent loop recalls it into the model's instructions.");
+  await n.tollgate(['chat', '--as', 'support', '--user', user, '-m', 'find order 10042']);
+
+  n.title('✓', 'Done');
+  n.line('Everything keeps running. Try:');
+  for (const hint of [
+    'pnpm tollgate chat --as support            # talk to the agent yourself',
+    'pnpm tollgate audit tail --follow          # watch calls arrive',
+    'pnpm tollgate tools ls --as order_ops --format openai',
+    'pnpm tollgate down                         # stop everything',
+  ])
+    n.line(`  ${hint}`);
+}
+
+async function seed(n: Narrator): Promise<void> {
+  const es = new Client({ node: `http://127.0.0.1:${n.env.TOLLGATE_ES_PORT ?? 9200}` });
+  try {
+    const started = Date.now();
+    n.say(
+      `\nSeeding the "${INDEX}" index with ${ORDER_COUNT.toLocaleString('en')} realistic orders (test/fixtures/orders.ts)…`,
+    );
+    const { loaded } = await seedOrders(es, INDEX);
+    const { count } = await es.count({ index: INDEX });
+    n.ok(
+      `${INDEX}: ${count.toLocaleString('en')} documents ${loaded ? `loaded in ${((Date.now() - started) / 1000).toFixed(1)}s` : '(already there)'}`,
+    );
+  } finally {
+    await es.close();
+  }
+}
+
+async function differences(n: Narrator): Promise<void> {
+  const support = await n.json<{ tools: ToolDoc[] }>(['tools', 'ls', '--as', 'support']);
+  const ops = await n.json<{ tools: ToolDoc[] }>(['tools', 'ls', '--as', 'order_ops']);
+  const search = (doc: { tools: ToolDoc[] }) =>
+    doc.tools.find((t) => t.name === 'es_orders_search')!.allows;
+  n.line(
+    `\n${n.style.bold('How they differ')} (es_orders_search; operators follow each field's type):`,
+  );
+  for (const d of compareShapes(search(ops), search(support))) {
+    const [a, b] =
+      d.aspect === 'limit'
+        ? [`order_ops ${d.onlyA.join(',')}`, `support ${d.onlyB.join(',')}`]
+        : [
+            `only order_ops: ${d.onlyA.join(', ')}`,
+            d.onlyB.length > 0 ? `only support: ${d.onlyB.join(', ')}` : '',
+          ];
+    n.line(`  ${d.aspect.padEnd(16)} ${[a, b].filter(Boolean).join('   ')}`);
+  }
+  const onlyOps = ops.tools
+    .map((t) => t.name)
+    .filter((name) => !support.tools.some((t) => t.name === name));
+  n.line(
+    `  ${'tools'.padEnd(16)} only order_ops: ${onlyOps.join(', ')} (support is denied aggregate; writes need approval)`,
+  );
+}
+
+async function chat(n: Narrator, user: string, message: string): Promise<CallDoc[]> {
+  n.command(['chat', '--as', 'support', '--user', user, '-m', message]);
+  const doc = await n.json<ChatDoc>(['chat', '--as', 'support', '--user', user, '-m', message]);
+  const turn = doc.turns[0]!;
+  const calls = turn.run.steps.flatMap((s) => s.toolCalls);
+  n.line(`${n.style.bold('you:')} ${message}`);
+  for (const call of calls) {
+    n.line(renderToolCall(call, n.style));
+    if (call.status === 'error' && call.result)
+      n.line(n.style.dim(`     model reads: ${JSON.stringify(call.result).slice(0, 300)}`));
+  }
+  n.line(`${n.style.bold('support:')} ${(turn.run.answer ?? '(no answer)').slice(0, 240)}`);
+  return calls;
+}
+
+function visibleFields(n: Narrator, call: CallDoc): void {
+  const rows = call.result?.data ?? [];
+  n.line(renderData(rows as never, n.style));
+  const shown = new Set(rows.flatMap((row) => paths(row)));
+  const absent = Object.entries(HIDDEN)
+    .filter(([field]) => !shown.has(field))
+    .map(([field, why]) => `${field} (${why})`);
+  n.ok(`only fields support may see; not in the result: ${absent.join(', ')}; client_ip is hashed`);
+}
+
+async function auditRecord(
+  n: Narrator,
+  callId: string,
+  traceId: string,
+  type: string,
+): Promise<void> {
+  await n.until(`the audit record of call ${callId}`, async () => {
+    const doc = await n.json<AuditDoc>(['audit', 'query', '--call', callId]);
+    return doc.records.find((r) => r.event.type === type);
+  });
+  await n.tollgate(['audit', 'query', '--call', callId]);
+  const doc = await n.json<AuditDoc>(['audit', 'query', '--call', callId]);
+  const record = doc.records.find((r) => r.event.type === type)!;
+  if (record.event.traceId !== traceId)
+    throw new DemoError(`trace ids differ: reply ${traceId}, audit ${record.event.traceId}`);
+  n.ok(`the reply and the audit record carry the same trace id ${traceId}`);
+}
+
+async function deniedTool(n: Narrator): Promise<void> {
+  n.say(
+    "\nb) an agent sends a call to a tool it was never offered (order_ops's aggregate) — policy, not the tool list, decides:",
+  );
+  const token = async (agent: string) =>
+    (await n.json<{ token: string }>(['token', 'issue', '--agent', agent])).token;
+  const nats = `nats://127.0.0.1:${n.env.TOLLGATE_NATS_PORT ?? 4222}`;
+  const ops = await TollgateClient.connect({
+    natsUrl: n.env.TOLLGATE_NATS_URL ?? nats,
+    token: await token('order_ops'),
+  });
+  const support = await TollgateClient.connect({
+    natsUrl: n.env.TOLLGATE_NATS_URL ?? nats,
+    token: await token('support'),
+  });
+  try {
+    const aggregate = (await ops.listTools()).find((t) => t.name === 'es_orders_aggregate');
+    if (aggregate === undefined)
+      throw new DemoError('order_ops was not offered es_orders_aggregate');
+    const outcome = await support.call(aggregate, {
+      aggregation: { kind: 'terms', field: 'status' },
+      filters: null,
+    });
+    if (outcome.status !== 'error' || outcome.error.code !== 'POLICY_DENIED') {
+      throw new DemoError(`expected POLICY_DENIED, got ${outcome.status}`);
+    }
+    const plain: PlainOutcome = {
+      callId: outcome.callId,
+      status: 'error',
+      error: outcome.error.toJSON(),
+      ...(outcome.meta ? { meta: outcome.meta } : {}),
+    };
+    n.line(renderOutcome(plain, n.style));
+    await auditRecord(n, outcome.callId, outcome.meta?.traceId ?? '', 'call.denied');
+  } finally {
+    await ops.close();
+    await support.close();
+  }
+}
+
+async function approvedWrite(n: Narrator): Promise<void> {
+  n.say(
+    '\nd) order_ops marks order 12346 as shipped; the policy requires a person to approve writes:',
+  );
+  const args = [
+    'call',
+    'es_orders_write',
+    '--as',
+    'order_ops',
+    '--args',
+    '{"id":"12346","document":{"status":"shipped"}}',
+    '--idempotency-key',
+    `demo-${Date.now()}`,
+    '--wait',
+  ];
+  n.command(args);
+  let stdout = '';
+  const waiting = runCli(['--json', ...args], {
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: () => true },
+    env: n.env,
+    cwd: process.cwd(),
+  });
+  n.say('(the call is parked and waits for a decision)');
+  const pending = await n.until('the pending approval', async () => {
+    const doc = await n.json<{
+      approvals: Array<{ id: string; tool: string; arguments?: { id?: string } }>;
+    }>(['approvals', 'ls']);
+    return doc.approvals.find((a) => a.tool === 'es_orders_write' && a.arguments?.id === '12346');
+  });
+  await n.tollgate(['approvals', 'ls']);
+  n.say('The approver on duty (an Agent with the approver role, acting for alice) approves it:');
+  await n.tollgate([
+    'approvals',
+    'approve',
+    pending.id,
+    '--as',
+    'duty-approver',
+    '--user',
+    'alice',
+    '--reason',
+    'customer confirmed the shipment',
+  ]);
+  const code = await waiting;
+  const final = JSON.parse(stdout) as PlainOutcome;
+  if (code !== 0 || final.status !== 'ok')
+    throw new DemoError(`the approved write did not complete: ${stdout}`);
+  n.line(renderOutcome(final, n.style));
+  n.ok('the write ran after the approval, exactly once, with the arguments that were approved');
+}
+
+async function preferencesOf(n: Narrator, user: string) {
+  const { token } = await n.json<{ token: string }>([
+    'token',
+    'issue',
+    '--agent',
+    'support',
+    '--user',
+    user,
+  ]);
+  return activePreferences({ address: serviceAddress('memory', n.env), token });
+}
+
+function paths(row: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(row).flatMap(([key, value]) =>
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? paths(value as Record<string, unknown>, `${prefix}${key}.`)
+      : [`${prefix}${key}`],
+  );
+}
