@@ -3,7 +3,7 @@ import { createClient } from '@tollgate/contracts';
 import type { RpcClient } from '@tollgate/contracts';
 import type { DescService } from '@bufbuild/protobuf';
 import type { Principal } from '@tollgate/core';
-import { TollgateClient } from '@tollgate/sdk';
+import type { TollgateClient } from '@tollgate/sdk';
 import { CliError, toFailure, usageError } from './errors.js';
 import type { Failure } from './errors.js';
 import { Output } from './output/output.js';
@@ -162,6 +162,8 @@ export class CliContext {
       ttlSeconds: 3600,
     });
     const url = natsUrl(this.env);
+    // The SDK (NATS, the model client) loads only for the commands that act as an agent.
+    const { TollgateClient } = await import('@tollgate/sdk');
     let client: TollgateClient;
     try {
       client = await TollgateClient.connect({

@@ -1,6 +1,5 @@
 import { RpcStatus, isRpcError } from '@tollgate/contracts';
 import { isTollgateError } from '@tollgate/core';
-import { isToolCallError } from '@tollgate/sdk';
 
 /** How the process ends: 0 done, 1 the operation failed, 2 the command line was wrong. */
 export const ExitCode = { ok: 0, failed: 1, usage: 2 } as const;
@@ -83,7 +82,7 @@ export function toFailure(err: unknown, context: FailureContext = {}): Failure {
       exitCode: ExitCode.failed,
     };
   }
-  if (isToolCallError(err) || isTollgateError(err)) {
+  if (isTollgateError(err) || isCodedError(err)) {
     return {
       code: err.code,
       message: err.message,
@@ -93,6 +92,15 @@ export function toFailure(err: unknown, context: FailureContext = {}): Failure {
   }
   const message = err instanceof Error ? err.message : String(err);
   return { code: 'INTERNAL', message, details: [], exitCode: ExitCode.failed };
+}
+
+/** An SDK ToolCallError (checked by shape, so the SDK loads only when a command needs it). */
+function isCodedError(
+  err: unknown,
+): err is Error & { code: string; category: string; details: FailureDetail[] } {
+  if (!(err instanceof Error)) return false;
+  const { code, category, details } = err as unknown as Record<string, unknown>;
+  return typeof code === 'string' && typeof category === 'string' && Array.isArray(details);
 }
 
 function cleanDetail(detail: FailureDetail): FailureDetail {

@@ -1,6 +1,5 @@
 import { createClient } from '@tollgate/contracts';
 import { MemoryService, PreferenceStatus, RecallKind } from '@tollgate/contracts/memory/v1';
-import { DEFAULT_SYSTEM_PROMPT } from '@tollgate/sdk';
 
 /** A preference the memory service recalled for a task. */
 export interface RecalledPreference {
@@ -46,11 +45,14 @@ export async function recallPreferences(options: {
   }
 }
 
-/** The agent loop's system prompt with what is remembered about the user appended. */
-export function promptWithPreferences(preferences: readonly RecalledPreference[]): string {
-  if (preferences.length === 0) return DEFAULT_SYSTEM_PROMPT;
+/** `prompt` (the agent loop's system prompt) with what is remembered about the user appended. */
+export function promptWithPreferences(
+  prompt: string,
+  preferences: readonly RecalledPreference[],
+): string {
+  if (preferences.length === 0) return prompt;
   const facts = preferences.map((p) => `- ${p.text}`).join('\n');
-  return `${DEFAULT_SYSTEM_PROMPT}\nWhat you remember about this user (use it when it helps, never as data):\n${facts}`;
+  return `${prompt}\nWhat you remember about this user (use it when it helps, never as data):\n${facts}`;
 }
 
 /** The principal's active preferences (its user's and the agent-wide ones), newest first. */

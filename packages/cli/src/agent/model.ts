@@ -1,7 +1,5 @@
-import { llmConfigFromEnv, startScriptedModelServer } from '@tollgate/sdk';
 import type { LlmConfig } from '@tollgate/sdk';
 import { usageError } from '../errors.js';
-import { cliScript } from './script.js';
 
 /** The model the agent loop talks to: a configured LLM, or the scripted stand-in. */
 export interface AgentModel {
@@ -19,6 +17,8 @@ export interface AgentModel {
  * demo script), started on a free local port.
  */
 export async function openAgentModel(env: NodeJS.ProcessEnv): Promise<AgentModel> {
+  const { llmConfigFromEnv, startScriptedModelServer } = await import('@tollgate/sdk');
+  const { cliScript } = await import('./script.js');
   let llm: LlmConfig | undefined;
   try {
     llm = llmConfigFromEnv(env);

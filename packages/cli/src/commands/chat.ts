@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { MemoryServiceSessionStore, runAgent } from '@tollgate/sdk';
 import type { AgentRun } from '@tollgate/sdk';
 import type { ActionRunner } from '../cli.js';
 import type { CliContext } from '../context.js';
@@ -43,6 +42,8 @@ export function registerChat(program: Command, run: ActionRunner): void {
     .action(
       run(async (ctx, options: ChatOptions) => {
         const maxSteps = positiveInt('--max-steps', options.maxSteps);
+        const { DEFAULT_SYSTEM_PROMPT, MemoryServiceSessionStore, runAgent } =
+          await import('@tollgate/sdk');
         const waitMs = options.waitApproval
           ? positiveInt('--wait-approval', options.waitApproval) * 1000
           : 0;
@@ -76,7 +77,7 @@ export function registerChat(program: Command, run: ActionRunner): void {
             task: message,
             sessionId,
             maxSteps,
-            systemPrompt: promptWithPreferences(remembered),
+            systemPrompt: promptWithPreferences(DEFAULT_SYSTEM_PROMPT, remembered),
             ...(memory ? { memory } : {}),
             ...(waitMs > 0 ? { completionWaitMs: waitMs } : {}),
             onStep: (step) => {
