@@ -36,7 +36,7 @@ import {
 } from '@tollgate/kit';
 import {
   COLLECTIONS,
-  publishedResource,
+  projectionValue,
   registerRegistryApi,
   resourceId,
   startRegistry,
@@ -240,7 +240,7 @@ for (let i = 0; i < records.length; i += 500) {
     .insertMany(batch.map((r) => toVersionDocument(versionId(r, 1), r)) as never[]);
 }
 await pool(records, 32, async (r) => {
-  await parts.kv.put(`${r.tenant}.prod.${r.name}`, JSON.stringify(publishedResource(r)));
+  await parts.kv.put(`${r.tenant}.prod.${r.name}`, JSON.stringify(projectionValue(r)));
 });
 out(`imported ${RESOURCES} resources in ${((performance.now() - imported) / 1000).toFixed(1)} s`);
 

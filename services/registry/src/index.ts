@@ -21,7 +21,9 @@ export {
   discoveryTarget,
 } from './proposal.js';
 export type { DiscoveryOutcome, FieldReport, Proposal } from './proposal.js';
-export { Projector, announceChanges, changeEventId, publishedResource } from './projector.js';
+export { Projector, announceChanges, changeEventId } from './projector.js';
+export { projectionValue, recordOf } from './projection-value.js';
+export type { ProjectionValue } from './projection-value.js';
 export { Reconciler } from './reconciler.js';
 export type { ReconcileReport, ReconcilerOptions } from './reconciler.js';
 export { COLLECTIONS, ResourceStore } from './store.js';

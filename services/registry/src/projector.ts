@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { JetStreamApiCodes } from '@nats-io/jetstream';
 import { ResourceChange } from '@tollgate/contracts/events/v1';
-import { parsePublishedResource } from '@tollgate/core';
-import type { PublishedResource } from '@tollgate/core';
 import { EventTypes, envelope, publishEnvelope, resourceKey } from '@tollgate/kit';
 import type { EventPublisher, KV, Logger } from '@tollgate/kit';
+import { projectionValue, stateOf } from './projection-value.js';
 import type { VersionRecord } from './records.js';
 import type { ChangeSink } from './registry.js';
 import type { ResourceRef } from './scope.js';
@@ -17,19 +16,6 @@ const CHANGE: Record<VersionRecord['change'], ResourceChange> = {
   rolled_back: ResourceChange.ROLLED_BACK,
   deleted: ResourceChange.DELETED,
 };
-
-/** The KV value of a live version. */
-export function publishedResource(record: VersionRecord): PublishedResource {
-  return {
-    tenant: record.tenant,
-    environment: record.environment,
-    name: record.name,
-    version: record.version,
-    hash: record.hash,
-    descriptor: record.descriptor,
-    publishedAt: record.createdAt.toISOString(),
-  };
-}
 
 /** What the KV entry of a resource holds: a live version, or nothing (absent or deleted). */
 export type ProjectedState = { version: number; hash: string } | undefined;
@@ -95,7 +81,7 @@ export class Projector {
       if (!live && wanted === undefined) return { written: false, head };
       try {
         if (head !== undefined && wanted !== undefined) {
-          const value = JSON.stringify(publishedResource(head));
+          const value = JSON.stringify(projectionValue(head));
           await this.#kv.put(key, value, { previousSeq: entry?.revision ?? 0 });
         } else {
           await this.#kv.delete(key, { previousSeq: (entry as { revision: number }).revision });
@@ -144,12 +130,6 @@ export class Projector {
       if (!isWrongLastSequence(err)) throw err;
     }
   }
-}
-
-/** The version and hash a KV value holds; undefined when it is not a PublishedResource. */
-export function stateOf(value: Uint8Array): ProjectedState {
-  const parsed = parsePublishedResource(value);
-  return 'invalid' in parsed ? undefined : { version: parsed.version, hash: parsed.hash };
 }
 
 /** A UUID-shaped id derived from the resource and version. */

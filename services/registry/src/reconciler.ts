@@ -1,7 +1,8 @@
 import { resourceKey, watchBucket } from '@tollgate/kit';
 import type { BucketWatch, KV, Logger } from '@tollgate/kit';
 import type { Catalog } from './catalog.js';
-import { desiredState, sameState, stateOf } from './projector.js';
+import { recordOf, stateOf } from './projection-value.js';
+import { desiredState, sameState } from './projector.js';
 import type { ProjectedState, Projector } from './projector.js';
 import type { VersionRecord } from './records.js';
 import { resourceId } from './scope.js';
@@ -143,18 +144,25 @@ export class Reconciler {
     return { resources: heads.length, repaired, failed };
   }
 
+  /**
+   * One bucket change: the mirror follows it, and the catalog takes the version from the value
+   * (written by some registry instance); only deletions and values that are not ours cost a
+   * read of the store.
+   */
   #observe(key: string, value: Uint8Array | undefined): void {
     const state = value === undefined ? undefined : stateOf(value);
     if (value === undefined) this.#mirror.delete(key);
     else this.#mirror.set(key, state ?? UNREADABLE);
     const ref = refOfKey(key);
-    if (!this.#loaded || ref === undefined) return;
+    if (ref === undefined) return;
+    const record = value === undefined ? undefined : recordOf(value);
+    if (record !== undefined) {
+      this.#o.catalog.put(record);
+      return;
+    }
+    if (!this.#loaded) return;
     const held = this.#o.catalog.get(resourceId(ref));
-    const current =
-      state === undefined
-        ? held?.deleted === true
-        : held !== undefined && held.version >= state.version;
-    if (!current) this.#refresh(ref);
+    if (value !== undefined || held?.deleted !== true) this.#refresh(ref);
   }
 
   /** Re-reads one head into the catalog (a change made by another instance). */
