@@ -140,14 +140,12 @@ describe('security - credentials never leave the credential stage', () => {
         .join('\n'),
       events: h.eventBytes.map((b) => Buffer.from(b).toString('latin1')).join('\n'),
       traces: JSON.stringify(
-        exporter
-          .getFinishedSpans()
-          .map((s) => ({
-            name: s.name,
-            attributes: s.attributes,
-            events: s.events,
-            status: s.status,
-          })),
+        exporter.getFinishedSpans().map((s) => ({
+          name: s.name,
+          attributes: s.attributes,
+          events: s.events,
+          status: s.status,
+        })),
       ),
     };
     expect(h.logs.length).toBeGreaterThan(0);
