@@ -88,13 +88,15 @@ async function handleOne(
     for (const [k, v] of Object.entries(reply.headers ?? {})) hdrs.set(k, v);
     msg.respond(reply.data, { headers: hdrs });
   } catch (err) {
-    options.logger.error(
-      { err: { name: (err as Error).name, message: (err as Error).message } },
-      'request handler failed',
-    );
+    if (!isTollgateError(err)) {
+      options.logger.error(
+        { err: { name: (err as Error).name, message: (err as Error).message } },
+        'request handler failed',
+      );
+    }
     if (msg.reply) {
       const hdrs = natsHeaders();
-      hdrs.set('tollgate-error', 'INTERNAL');
+      hdrs.set(ERROR_HEADER, JSON.stringify(wireError(err)));
       msg.respond(new Uint8Array(), { headers: hdrs });
     }
   }
