@@ -97,18 +97,18 @@ export class BundlePublisher {
         return { tenant, version: current.version, hash: current.hash, changed: false };
       }
       const bundle = compiled.bundle;
-      const claimed = await ledger.commit({
+      const entry = {
         tenant,
         version: bundle.version,
         hash: bundle.hash,
         contentHash: compiled.contentHash,
         createdAt: this.#clock(),
-      });
-      if (!claimed) {
+      };
+      if (!(await ledger.claim(entry))) {
         probed = true;
         continue;
       }
-      await this.#project(bundle);
+      await Promise.all([ledger.recordHead(entry), this.#project(bundle)]);
       this.#deps.deciders?.offer(bundle);
       await announceBundle(this.#deps.events, bundle, changes);
       logger.info({ tenant, version: bundle.version, changes: changes.length }, 'bundle published');

@@ -1,6 +1,6 @@
 import type { AgentDescriptor, Principal } from '@tollgate/core';
 import { forbidden } from '../errors.js';
-import type { DeclarationStore } from '../store/declarations.js';
+import type { AgentRecord, DeclarationStore } from '../store/declarations.js';
 
 /**
  * Roles the policy service itself honours, held by a caller's Agent declaration:
@@ -29,21 +29,12 @@ export class AccessControl {
 
   /** The roles of the caller's live Agent declaration as of the last completed change (empty when none). */
   async rolesOf(principal: Principal): Promise<string[]> {
-    const record = await this.#agents.head(principal.tenant, principal.agent);
-    return record === undefined || record.deleted ? [] : record.descriptor.spec.roles;
+    return rolesIn([await this.#agents.head(principal.tenant, principal.agent)], principal);
   }
 
   /** Throws POLICY_DENIED unless the caller holds one of `roles`; `doing` completes "may not …". */
   async require(principal: Principal, roles: ServiceRole[], doing: string): Promise<void> {
-    const held = await this.rolesOf(principal);
-    if (roles.some((r) => held.includes(r))) return;
-    throw forbidden(
-      `"${principal.agent}" may not ${doing}: ${
-        held.length === 0
-          ? `it is not a declared Agent of tenant "${principal.tenant}"`
-          : `its Agent in tenant "${principal.tenant}" holds none of the roles ${roles.join(', ')}`
-      }.`,
-    );
+    requireRoles(principal, await this.rolesOf(principal), roles, doing);
   }
 
   /** Whether the caller holds one of `roles`. */
@@ -51,18 +42,44 @@ export class AccessControl {
     const held = await this.rolesOf(principal);
     return roles.some((r) => held.includes(r));
   }
+}
 
-  /** ApplyAgent: an admin, or the bootstrap declaration of an empty tenant. */
-  async mayApplyAgent(principal: Principal, descriptor: AgentDescriptor): Promise<void> {
-    if (await this.holds(principal, [ROLES.admin])) return;
-    if (await this.#agents.hasAny(principal.tenant)) {
-      await this.require(principal, [ROLES.admin], 'apply agents');
-      return;
-    }
-    const self = descriptor.metadata.name === principal.agent;
-    if (self && descriptor.spec.roles.includes(ROLES.admin)) return;
-    throw forbidden(
-      `Tenant "${principal.tenant}" has no agents yet: the first Agent applied must declare the caller itself ("${principal.agent}") with the ${ROLES.admin} role.`,
-    );
+/** The roles of the caller's live declaration among `agents` (records of its tenant). */
+export function rolesIn(agents: (AgentRecord | undefined)[], principal: Principal): string[] {
+  const record = agents.find((a) => a?.tenant === principal.tenant && a.name === principal.agent);
+  return record === undefined || record.deleted ? [] : record.descriptor.spec.roles;
+}
+
+/** Throws POLICY_DENIED unless `held` includes one of `roles`. */
+export function requireRoles(
+  principal: Principal,
+  held: string[],
+  roles: ServiceRole[],
+  doing: string,
+): void {
+  if (roles.some((r) => held.includes(r))) return;
+  throw forbidden(
+    `"${principal.agent}" may not ${doing}: ${
+      held.length === 0
+        ? `it is not a declared Agent of tenant "${principal.tenant}"`
+        : `its Agent in tenant "${principal.tenant}" holds none of the roles ${roles.join(', ')}`
+    }.`,
+  );
+}
+
+/** ApplyAgent, given every Agent of the tenant: an admin, or the bootstrap declaration of an empty tenant. */
+export function requireMayApplyAgent(
+  principal: Principal,
+  agents: AgentRecord[],
+  descriptor: AgentDescriptor,
+): void {
+  if (agents.length > 0) {
+    requireRoles(principal, rolesIn(agents, principal), [ROLES.admin], 'apply agents');
+    return;
   }
+  const self = descriptor.metadata.name === principal.agent;
+  if (self && descriptor.spec.roles.includes(ROLES.admin)) return;
+  throw forbidden(
+    `Tenant "${principal.tenant}" has no agents yet: the first Agent applied must declare the caller itself ("${principal.agent}") with the ${ROLES.admin} role.`,
+  );
 }

@@ -13,7 +13,7 @@ import type {
   DeclarationRecord,
   DeclarationStore,
 } from '../store/declarations.js';
-import { ROLES } from './access.js';
+import { ROLES, requireMayApplyAgent, requireRoles, rolesIn } from './access.js';
 import type { AccessControl } from './access.js';
 import { diffDocuments } from './diff.js';
 import type { DiffEntry } from './diff.js';
@@ -62,6 +62,7 @@ type Content<K extends DeclarationKind> = Pick<
   'descriptor' | 'hash' | 'deleted' | 'cedar'
 >;
 type Plan<K extends DeclarationKind> = { unchanged: DeclarationRecord<K> } | { next: Content<K> };
+/** Authorizes the change (throws) and plans it, from the tenant's declarations. */
 type Planner<K extends DeclarationKind> = (
   head: DeclarationRecord<K> | undefined,
   snapshot: TenantSnapshot,
@@ -92,10 +93,10 @@ export class Declarations {
   ): Promise<ChangeOutcome<'Agent'>> {
     const descriptor = validDescriptor(input, 'Agent');
     const tenant = tenantOf(principal, descriptor.metadata.tenant);
-    await this.#deps.access.mayApplyAgent(principal, descriptor);
     const hash = descriptorHash(descriptor);
     const { name } = descriptor.metadata;
     return this.#change(this.#deps.agents, principal, tenant, name, options, (head, snapshot) => {
+      requireMayApplyAgent(principal, snapshot.agents, descriptor);
       if (head !== undefined && !head.deleted && head.hash === hash) return { unchanged: head };
       this.#check(tenant, snapshot, { agent: { descriptor, hash } });
       return { next: { descriptor, hash, deleted: false, cedar: '' } };
@@ -109,10 +110,10 @@ export class Declarations {
   ): Promise<ChangeOutcome<'Policy'>> {
     const descriptor = validDescriptor(input, 'Policy');
     const tenant = tenantOf(principal, descriptor.metadata.tenant);
-    await this.#deps.access.require(principal, [ROLES.admin], 'apply policies');
     const hash = descriptorHash(descriptor);
     const { name } = descriptor.metadata;
     return this.#change(this.#deps.policies, principal, tenant, name, options, (head, snapshot) => {
+      requireAdmin(principal, snapshot, 'apply policies');
       if (head !== undefined && !head.deleted && head.hash === hash) return { unchanged: head };
       const cedar = this.#check(tenant, snapshot, { policy: { descriptor, hash } });
       return { next: { descriptor, hash, deleted: false, cedar } };
@@ -125,11 +126,18 @@ export class Declarations {
     query: NameQuery & { expectedVersion?: number | undefined },
   ): Promise<ChangeOutcome<'Policy'>> {
     const tenant = tenantOf(principal, query.tenant);
-    await this.#deps.access.require(principal, [ROLES.admin], 'delete policies');
-    return this.#change(this.#deps.policies, principal, tenant, query.name, query, (head) => {
-      if (head === undefined || head.deleted) throw missing('Policy', tenant, query.name, head);
-      return { next: { descriptor: head.descriptor, hash: head.hash, deleted: true, cedar: '' } };
-    });
+    return this.#change(
+      this.#deps.policies,
+      principal,
+      tenant,
+      query.name,
+      query,
+      (head, snapshot) => {
+        requireAdmin(principal, snapshot, 'delete policies');
+        if (head === undefined || head.deleted) throw missing('Policy', tenant, query.name, head);
+        return { next: { descriptor: head.descriptor, hash: head.hash, deleted: true, cedar: '' } };
+      },
+    );
   }
 
   async getAgent(principal: Principal, query: NameQuery): Promise<DeclarationRecord<'Agent'>> {
@@ -226,6 +234,7 @@ export class Declarations {
       const own = (store.kind === 'Agent' ? agents : policies) as DeclarationRecord<K>[];
       const head = probe ? probed : own.find((r) => r.name === name);
       const current = head?.version ?? 0;
+      const decided = plan(head, snapshot);
       if (options.expectedVersion !== undefined && options.expectedVersion !== current) {
         if (!probe) {
           probe = true; // confirm against the newest row before refusing
@@ -233,7 +242,6 @@ export class Declarations {
         }
         throw versionConflict(what, current, options.expectedVersion);
       }
-      const decided = plan(head, snapshot);
       if ('unchanged' in decided) return { record: decided.unchanged, unchanged: true, diff: [] };
       const next: DeclarationRecord<K> = {
         ...decided.next,
@@ -264,6 +272,10 @@ export class Declarations {
     }
     throw concurrentChange(what, (await store.current(tenant, name))?.version ?? 0);
   }
+}
+
+function requireAdmin(principal: Principal, snapshot: TenantSnapshot, doing: string): void {
+  requireRoles(principal, rolesIn(snapshot.agents, principal), [ROLES.admin], doing);
 }
 
 function asJson(descriptor: unknown): JsonValue | undefined {

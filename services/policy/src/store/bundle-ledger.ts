@@ -46,9 +46,14 @@ export class BundleLedger {
     return this.#rows.head(tenant);
   }
 
-  /** False when another publisher claimed that version first. */
-  commit(entry: BundleEntry): Promise<boolean> {
-    return this.#rows.commit(entry);
+  /** Claims `entry.version` (the commit point); false when another publisher claimed it first. */
+  claim(entry: BundleEntry): Promise<boolean> {
+    return this.#rows.insert(entry);
+  }
+
+  /** Moves the head to a claimed entry (a head left behind only costs the next publisher a probe). */
+  recordHead(entry: BundleEntry): Promise<void> {
+    return this.#rows.writeHead(entry);
   }
 
   tenants(): Promise<string[]> {

@@ -73,19 +73,40 @@ export class VersionedCollection<R extends { version: number }> {
    * and `headsWhere` current as of the last completed commit.
    */
   async commit(row: R, options: { settleHead?: boolean } = {}): Promise<boolean> {
+    if (!(await this.insert(row))) return false;
     const key = this.#codec.key(row);
-    try {
-      await this.#versions.insertOne(this.#codec.toDocument(`${key}/${row.version}`, row));
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
-    await this.#writeHead(key, row);
+    await this.writeHead(row);
     if (options.settleHead === true) {
       const head = await this.head(key);
       if (head === undefined || head.version < row.version) await this.current(key);
     }
     return true;
+  }
+
+  /** Inserts the version row alone (the commit point); false when it exists already. */
+  async insert(row: R): Promise<boolean> {
+    const key = this.#codec.key(row);
+    try {
+      await this.#versions.insertOne(this.#codec.toDocument(`${key}/${row.version}`, row));
+      return true;
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Moves the head to `row` unless it holds a newer version. */
+  async writeHead(row: R): Promise<void> {
+    const key = this.#codec.key(row);
+    const doc = this.#codec.toDocument(key, row);
+    const replaced = await this.#heads.replaceOne({ _id: key, version: { $lt: row.version } }, doc);
+    if (replaced.matchedCount > 0) return;
+    try {
+      await this.#heads.insertOne(doc);
+    } catch (err) {
+      // The head exists at this version or a newer one.
+      if (!isDuplicateKey(err)) throw err;
+    }
   }
 
   /**
@@ -116,20 +137,8 @@ export class VersionedCollection<R extends { version: number }> {
       if (next === undefined) break;
       newest = next;
     }
-    if (newest !== undefined && newest !== head) await this.#writeHead(key, newest);
+    if (newest !== undefined && newest !== head) await this.writeHead(newest);
     return newest;
-  }
-
-  async #writeHead(key: string, row: R): Promise<void> {
-    const doc = this.#codec.toDocument(key, row);
-    const replaced = await this.#heads.replaceOne({ _id: key, version: { $lt: row.version } }, doc);
-    if (replaced.matchedCount > 0) return;
-    try {
-      await this.#heads.insertOne(doc);
-    } catch (err) {
-      // The head exists at this version or a newer one.
-      if (!isDuplicateKey(err)) throw err;
-    }
   }
 }
 
