@@ -249,7 +249,7 @@ const fresh = await startRegistry(options);
 const coldMs = performance.now() - coldStarted;
 const repair = await fresh.reconciler.runOnce();
 out(
-  `cold start on ${RESOURCES + smallNames.length} resources (catalog load, every head probed): ${coldMs.toFixed(0)} ms; repaired ${repair.repaired}`,
+  `cold start on ${RESOURCES + smallNames.length} resources (catalog load with crash catch-up): ${coldMs.toFixed(0)} ms; repaired ${repair.repaired}`,
 );
 const passStarted = performance.now();
 await fresh.reconciler.runOnce();

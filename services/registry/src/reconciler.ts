@@ -35,12 +35,13 @@ export interface ReconcilerOptions {
 }
 
 /**
- * Keeps the KV projection and the catalog converged on the store. It watches the bucket (a
- * live mirror of what every registry instance projected: changes other instances make refresh
- * the catalog), and in each pass it loads every head from the store, then re-projects every
- * resource whose KV entry is missing, stale, or should be gone, announcing the versions it had
- * to project. Passes run at start-up and every `intervalMs`, so a projection lost to a NATS
- * outage or a crash after the store write converges.
+ * Keeps the KV projection and the catalog converged on the store. It watches the bucket, which
+ * mirrors what every registry instance projected, and the catalog takes each new version from
+ * it (so other instances' changes reach this instance's List). Each pass loads every head from
+ * the store, then re-projects every resource whose KV entry is missing, stale, or should be
+ * gone, announcing the versions it had to project. Passes run at start-up and every
+ * `intervalMs`, so a projection lost to a NATS outage or a crash after the store write
+ * converges.
  */
 export class Reconciler {
   readonly #o: ReconcilerOptions;
