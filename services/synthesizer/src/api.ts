@@ -5,15 +5,13 @@
  * header. Both validate the request before anything else happens.
  */
 import type { Server } from '@grpc/grpc-js';
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { fromBinary } from '@bufbuild/protobuf';
 import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { addService } from '@tollgate/contracts';
 import {
   GetToolRequestSchema,
-  GetToolResponseSchema,
   ListToolsRequestSchema,
-  ListToolsResponseSchema,
   SynthesizerService,
 } from '@tollgate/contracts/synthesizer/v1';
 import { TollgateError, isTollgateError } from '@tollgate/core';
@@ -27,6 +25,7 @@ import {
   wireError,
 } from '@tollgate/kit';
 import type { Logger, ServeReply } from '@tollgate/kit';
+import { encodeTools, encodedSize } from './encoding.js';
 import { actingPrincipal } from './identity.js';
 import { listQuery, toolQuery } from './requests.js';
 import type { Synthesizer } from './synthesizer.js';
@@ -36,6 +35,9 @@ export interface ApiDeps {
   verifier: TokenVerifier;
   logger: Logger;
 }
+
+/** The largest reply gRPC clients accept by default (4 MiB); larger listings are refused. */
+export const MAX_GRPC_REPLY_BYTES = 4 * 1024 * 1024;
 
 export const listToolsSubject = subjects.service('synthesizer', 'list_tools');
 export const getToolSubject = subjects.service('synthesizer', 'get_tool');
@@ -60,6 +62,7 @@ export function registerSynthesizerGrpc(server: Server, deps: ApiDeps): void {
           sessionId: query.sessionId,
           ...(!acting.actingFor && token !== undefined ? { token } : {}),
         });
+        checkReplySize(encodedSize(tools), MAX_GRPC_REPLY_BYTES, 'a gRPC reply');
         return { tools };
       },
       async getTool(request, context) {
@@ -101,13 +104,13 @@ export function serveSynthesizerBus(
       sessionId: query.sessionId,
       ...(token !== undefined ? { token } : {}),
     });
-    return toBinary(ListToolsResponseSchema, create(ListToolsResponseSchema, { tools }));
+    return encodeTools(tools);
   });
   const getTool = answer(nc, logger, async (msg) => {
     const principal = await verifier.verify(bearerToken(msg));
     const query = toolQuery(decode(GetToolRequestSchema, msg.data), 'data');
     const tool = synthesizer.getTool(principal, query.name, query.format);
-    return toBinary(GetToolResponseSchema, create(GetToolResponseSchema, { tool }));
+    return encodeTools([tool]);
   });
   return [
     serve(nc, listToolsSubject, listTools, { queue, logger }),
@@ -125,21 +128,7 @@ function answer(
     try {
       const data = await handle(msg);
       const limit = nc.info?.max_payload;
-      if (limit !== undefined && data.length > limit) {
-        throw new TollgateError(
-          'INVALID_ARGUMENT',
-          `The reply would be ${data.length} bytes, more than the ${limit} a NATS message may carry; give a task or a smaller top_k.`,
-          {
-            details: [
-              {
-                path: 'top_k',
-                message: 'too many tools for one reply',
-                found: `${data.length} bytes`,
-              },
-            ],
-          },
-        );
-      }
+      if (limit !== undefined) checkReplySize(data.length, limit, 'a NATS message');
       return { data };
     } catch (err) {
       if (!isTollgateError(err)) {
@@ -154,6 +143,18 @@ function answer(
       return { data: new Uint8Array(), headers: { [ERROR_HEADER]: headerJson(wireError(err)) } };
     }
   };
+}
+
+/** Refuses a reply larger than the transport carries, saying how to ask for less. */
+function checkReplySize(size: number, limit: number, what: string): void {
+  if (size <= limit) return;
+  throw new TollgateError(
+    'INVALID_ARGUMENT',
+    `The reply would be ${size} bytes, more than the ${limit} ${what} may carry; give a task or a smaller top_k.`,
+    {
+      details: [{ path: 'top_k', message: 'too many tools for one reply', found: `${size} bytes` }],
+    },
+  );
 }
 
 /** The token of an `authorization: Bearer <token>` header; undefined when there is none. */

@@ -33,8 +33,8 @@ export const synthesizerConfig = {
   ),
   toolCacheSize: cfg.int(
     'TOLLGATE_SYNTHESIZER_TOOL_CACHE_SIZE',
-    'tool sets (resource version × permission set) kept synthesized',
-    20_000,
+    'tool sets (resource version × permission set) kept synthesized (each ~50-200 KB)',
+    5_000,
     1,
     1_000_000,
   ),

@@ -27,7 +27,7 @@ export interface SynthesizerDeps {
   preferences?: PreferenceSource;
   /** Where listings with a session id are recorded (default: nowhere). */
   listings?: ListingRecorder;
-  /** Tool sets kept synthesized (default 20 000). */
+  /** Tool sets kept synthesized (default 5 000). */
   toolCacheSize?: number;
 }
 

@@ -23,7 +23,7 @@ export class ToolSetCache {
   readonly #keysByResource = new Map<string, Set<string>>();
   readonly #hashes = new WeakMap<PermissionSet, string>();
 
-  constructor(maxEntries = 20_000) {
+  constructor(maxEntries = 5_000) {
     if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) {
       throw new RangeError(`maxEntries must be a positive integer; found ${maxEntries}`);
     }

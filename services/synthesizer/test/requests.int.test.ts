@@ -188,6 +188,46 @@ describe('synthesizer - who is asking', () => {
   });
 });
 
+describe('synthesizer - reply size', () => {
+  it('reply size - a listing too large for one NATS message is refused, saying how to ask for less', async () => {
+    const wide = { tenant: 'team-wide', agent: 'bot', environment: 'prod' };
+    const fields = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [
+        `attribute_${i}`,
+        { type: 'keyword' as const, filterable: true, returnable: true, aggregatable: true },
+      ]),
+    );
+    const descriptors = Array.from({ length: 30 }, (_, i) =>
+      resource('team-wide', `es_wide_${i}`, {
+        description: `Wide table ${i}`,
+        fields,
+        access: { allowedRoles: ['reader'] },
+      }),
+    );
+    for (const descriptor of descriptors) await h.putResource(descriptor, 1);
+    await h.putBundle(
+      bundle({
+        tenant: 'team-wide',
+        version: 1,
+        agents: [agent('team-wide', 'bot', ['reader'])],
+        policies: [],
+        resources: descriptors.map((descriptor) => ({ descriptor, version: 1 })),
+      }),
+    );
+    const token = await h.token(wide);
+    const error = await eventually(async () => {
+      const answer = await h.listTools(token, {});
+      return answer.ok ? undefined : answer.error;
+    }, 60_000);
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toMatch(
+      /^The reply would be \d+ bytes, more than the 1048576 a NATS message may carry; give a task or a smaller top_k\.$/,
+    );
+    const some = ok(await h.listTools(token, { task: 'wide table', topK: 2 }));
+    expect(new Set(some.map((t) => t.resource)).size).toBe(2);
+  });
+});
+
 describe('synthesizer - acting for another principal (gRPC)', () => {
   it('act for - an operator lists exactly the tools the agent itself is offered', async () => {
     const asAgent = ok(await h.listTools(await h.token(support), { task: 'orders' }));
