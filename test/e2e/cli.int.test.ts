@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { TokenVerifier } from '@tollgate/core';
 import type { TrustedIssuer } from '@tollgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/infra.js';
 import { repoRoot } from '../support/process.js';
 import { parseJson, tollgate, tollgateJson } from './support/cli.js';
 import { ordersScenario } from './support/scenario.js';
@@ -184,9 +185,20 @@ describe('e2e - tollgate --json', () => {
   }, 120_000);
 
   it('e2e - audit verify finds the tenant chain intact; tail shows the latest records', async () => {
-    const verify = await tollgateJson<{ ok: boolean; checked: number }>([...as, 'audit', 'verify']);
+    // What this file applied is audited asynchronously (policy.changed, resource.changed).
+    const verify = await eventually(
+      async () => {
+        const doc = await tollgateJson<{ ok: boolean; checked: number }>([
+          ...as,
+          'audit',
+          'verify',
+        ]);
+        return doc.checked > 0 ? doc : undefined;
+      },
+      60_000,
+      1_000,
+    );
     expect(verify.ok).toBe(true);
-    expect(verify.checked).toBeGreaterThan(0);
     const tail = await tollgateJson<{
       records: Array<{ sequence: number; event: { type: string } }>;
     }>([...as, 'audit', 'tail', '-n', '3']);
@@ -195,6 +207,53 @@ describe('e2e - tollgate --json', () => {
     const sequences = tail.records.map((r) => r.sequence);
     expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
   }, 120_000);
+});
+
+describe('e2e - the local stack', () => {
+  interface UpDoc {
+    healthy: boolean;
+    services: Array<{ name: string; action?: string; pid?: number }>;
+  }
+
+  it('e2e - up is idempotent; down --keep-infra stops the services, up starts them again', async () => {
+    const again = await tollgateJson<UpDoc>(['up']);
+    expect(again.healthy).toBe(true);
+    expect(again.services.map((s) => s.action)).toEqual(Array(6).fill('already_running'));
+
+    const down = await tollgateJson<{
+      services: Array<{ name: string; result: string }>;
+      infra: string;
+    }>(['down', '--keep-infra']);
+    expect(down.infra).toBe('kept');
+    expect(down.services.map((s) => s.result).every((r) => r === 'stopped' || r === 'killed')).toBe(
+      true,
+    );
+    const stopped = await tollgate(['--json', 'status']);
+    expect(stopped.code).toBe(1);
+    const status = parseJson<{
+      healthy: boolean;
+      infra: Array<{ healthy: boolean }>;
+      services: Array<{ state: string }>;
+    }>(stopped.stdout);
+    expect(status.healthy).toBe(false);
+    expect(status.infra.every((s) => s.healthy)).toBe(true);
+    expect(status.services.map((s) => s.state)).toEqual(Array(6).fill('stopped'));
+
+    const up = await tollgateJson<UpDoc>(['up'], { timeoutMs: 300_000 });
+    expect(up.healthy).toBe(true);
+    expect(up.services.map((s) => s.action)).toEqual(Array(6).fill('started'));
+    const pids = new Set(up.services.map((s) => s.pid));
+    expect(pids.size).toBe(6);
+    // The stack serves again: the tenant's tools are back.
+    const tools = await tollgateJson<{ tools: unknown[] }>([
+      ...as,
+      'tools',
+      'ls',
+      '--as',
+      'support',
+    ]);
+    expect(tools.tools.length).toBe(3);
+  }, 600_000);
 });
 
 describe('e2e - bad input', () => {

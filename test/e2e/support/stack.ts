@@ -10,19 +10,17 @@ interface StatusDoc {
   services: Array<{ name: string; state: string }>;
 }
 
-/** Brings the stack up; resolves whether this call started any service. */
+/**
+ * Brings the stack up with the scenario's settings (`up` restarts services started with other
+ * ones); resolves whether this call started services that were not running before.
+ */
 export async function bringUp(): Promise<{ startedHere: boolean }> {
-  const before = await tollgate(['--json', 'status']);
-  const running = before.code === 0 && (JSON.parse(before.stdout) as StatusDoc).healthy;
-  if (running) return { startedHere: false };
   const up = await tollgateJson<StatusDoc & { services: Array<{ action?: string }> }>(['up'], {
     timeoutMs: 900_000,
   });
   if (!up.healthy)
     throw new Error(`tollgate up reported an unhealthy stack: ${JSON.stringify(up)}`);
-  return {
-    startedHere: up.services.some((s) => s.action === 'started' || s.action === 'restarted'),
-  };
+  return { startedHere: up.services.some((s) => s.action === 'started') };
 }
 
 /** Stops the services if this file started them; the infrastructure keeps running. */

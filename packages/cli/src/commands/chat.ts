@@ -138,7 +138,11 @@ async function readLines(
   for await (const raw of lines) {
     const message = raw.trim();
     if (message === '' && interactive) break;
-    if (message !== '') await ask(message);
+    if (message !== '') {
+      // Piped input is not echoed by a terminal: show it, so the transcript reads in order.
+      if (!interactive) ctx.out.line(`${ctx.out.style.bold('you:')} ${message}`);
+      await ask(message);
+    }
     if (interactive) lines.prompt();
   }
   lines.close();
