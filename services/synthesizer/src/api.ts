@@ -25,7 +25,7 @@ import {
   wireError,
 } from '@tollgate/kit';
 import type { Logger, ServeReply } from '@tollgate/kit';
-import { encodeTools, encodedSize } from './encoding.js';
+import { checkReplySize, encodeTools } from './encoding.js';
 import { actingPrincipal } from './identity.js';
 import { listQuery, toolQuery } from './requests.js';
 import type { Synthesizer } from './synthesizer.js';
@@ -61,8 +61,8 @@ export function registerSynthesizerGrpc(server: Server, deps: ApiDeps): void {
           topK: query.topK,
           sessionId: query.sessionId,
           ...(!acting.actingFor && token !== undefined ? { token } : {}),
+          replyLimit: { bytes: MAX_GRPC_REPLY_BYTES, what: 'a gRPC reply' },
         });
-        checkReplySize(encodedSize(tools), MAX_GRPC_REPLY_BYTES, 'a gRPC reply');
         return { tools };
       },
       async getTool(request, context) {
@@ -96,6 +96,7 @@ export function serveSynthesizerBus(
     const token = bearerToken(msg);
     const principal = await verifier.verify(token);
     const query = listQuery(decode(ListToolsRequestSchema, msg.data), 'data');
+    const limit = nc.info?.max_payload;
     const tools = await synthesizer.listTools({
       principal,
       task: query.task,
@@ -103,6 +104,7 @@ export function serveSynthesizerBus(
       topK: query.topK,
       sessionId: query.sessionId,
       ...(token !== undefined ? { token } : {}),
+      ...(limit !== undefined ? { replyLimit: { bytes: limit, what: 'a NATS message' } } : {}),
     });
     return encodeTools(tools);
   });
@@ -128,7 +130,8 @@ function answer(
     try {
       const data = await handle(msg);
       const limit = nc.info?.max_payload;
-      if (limit !== undefined) checkReplySize(data.length, limit, 'a NATS message');
+      if (limit !== undefined)
+        checkReplySize(data.length, { bytes: limit, what: 'a NATS message' });
       return { data };
     } catch (err) {
       if (!isTollgateError(err)) {
@@ -143,18 +146,6 @@ function answer(
       return { data: new Uint8Array(), headers: { [ERROR_HEADER]: headerJson(wireError(err)) } };
     }
   };
-}
-
-/** Refuses a reply larger than the transport carries, saying how to ask for less. */
-function checkReplySize(size: number, limit: number, what: string): void {
-  if (size <= limit) return;
-  throw new TollgateError(
-    'INVALID_ARGUMENT',
-    `The reply would be ${size} bytes, more than the ${limit} ${what} may carry; give a task or a smaller top_k.`,
-    {
-      details: [{ path: 'top_k', message: 'too many tools for one reply', found: `${size} bytes` }],
-    },
-  );
 }
 
 /** The token of an `authorization: Bearer <token>` header; undefined when there is none. */

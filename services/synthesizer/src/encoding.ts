@@ -4,6 +4,7 @@
  * `ListToolsResponse` (or `GetToolResponse`) would produce — without re-encoding every schema.
  */
 import { toBinary } from '@bufbuild/protobuf';
+import { TollgateError } from '@tollgate/core';
 import { ToolDefinitionSchema } from '@tollgate/contracts/tools/v1';
 import type { ToolDefinition as WireTool } from '@tollgate/contracts/tools/v1';
 
@@ -63,4 +64,24 @@ function writeVarint(out: Uint8Array, at: number, value: number): number {
   }
   out[at++] = value;
   return at;
+}
+
+/** The most a reply may carry, and what carries it (for the message). */
+export interface ReplyLimit {
+  bytes: number;
+  what: string;
+}
+
+/** Refuses a reply of `size` bytes when it is over `limit`, saying how to ask for less. */
+export function checkReplySize(size: number, limit: ReplyLimit): void {
+  if (size <= limit.bytes) return;
+  throw new TollgateError(
+    'INVALID_ARGUMENT',
+    `The reply would exceed the ${limit.bytes} bytes ${limit.what} may carry (${size} bytes or more); give a task or a smaller top_k.`,
+    {
+      details: [
+        { path: 'top_k', message: 'too many tools for one reply', found: `${size} bytes or more` },
+      ],
+    },
+  );
 }

@@ -12,6 +12,8 @@ import { PolicyBundles } from './bundles.js';
 import type { BundleChange, PrincipalAccess } from './bundles.js';
 import { ResourceCatalog } from './catalog.js';
 import type { CatalogChange } from './catalog.js';
+import { checkReplySize, encodedSize } from './encoding.js';
+import type { ReplyLimit } from './encoding.js';
 import { noListings } from './listings.js';
 import type { ListingRecorder } from './listings.js';
 import { noPreferences } from './preferences.js';
@@ -43,6 +45,8 @@ export interface ListToolsInput {
   sessionId: string;
   /** The caller's own token, to read its preferences with; absent when acting for another. */
   token?: string;
+  /** Refuse (INVALID_ARGUMENT) as soon as the encoded tools outgrow what the reply may carry. */
+  replyLimit?: ReplyLimit;
 }
 
 /** Recall candidates considered per pass, best first, until top-K offered resources are found. */
@@ -106,21 +110,29 @@ export class Synthesizer {
    * offered. POLICY_UNAVAILABLE without a usable bundle; POLICY_DENIED for an undeclared agent.
    */
   async listTools(input: ListToolsInput): Promise<WireTool[]> {
-    const { principal, task, format, topK, sessionId } = input;
+    const { principal, task, format, topK, sessionId, replyLimit } = input;
     const access = this.bundles.access(principal);
     const scope = { tenant: principal.tenant, environment: principal.environment };
     const offer = (entry: CatalogEntry) => this.#offer(access, entry, principal);
+    let replyBytes = 0;
+    const take = (set: ToolSet): ToolSet => {
+      if (replyLimit !== undefined) {
+        replyBytes += encodedSize(set.wire(format));
+        checkReplySize(replyBytes, replyLimit);
+      }
+      return set;
+    };
     let chosen: ToolSet[];
     if (task === '') {
       chosen = [];
       for (const entry of this.catalog.inScope(scope)) {
         const set = offer(entry);
-        if (set !== undefined) chosen.push(set);
+        if (set !== undefined) chosen.push(take(set));
         if (topK > 0 && chosen.length === topK) break;
       }
     } else {
       const boosts = await this.#boosts(input);
-      chosen = this.#ranked(scope, task, topK || DEFAULT_TOP_K, boosts, offer);
+      chosen = this.#ranked(scope, task, topK || DEFAULT_TOP_K, boosts, offer).map(take);
     }
     // Seam: confirmed saved queries would join here as narrower tools of the chosen resources.
     const tools = chosen.flatMap((set) => set.wire(format));

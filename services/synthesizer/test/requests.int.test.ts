@@ -221,7 +221,7 @@ describe('synthesizer - reply size', () => {
     }, 60_000);
     expect(error.code).toBe('INVALID_ARGUMENT');
     expect(error.message).toMatch(
-      /^The reply would be \d+ bytes, more than the 1048576 a NATS message may carry; give a task or a smaller top_k\.$/,
+      /^The reply would exceed the 1048576 bytes a NATS message may carry \(\d+ bytes or more\); give a task or a smaller top_k\.$/,
     );
     const some = ok(await h.listTools(token, { task: 'wide table', topK: 2 }));
     expect(new Set(some.map((t) => t.resource)).size).toBe(2);
