@@ -189,6 +189,19 @@ describe('e2e - the orders demo', () => {
       expect(call.meta!.traceId).toMatch(/^[0-9a-f]{32}$/);
     }
     for (const turn of chat.turns) expect(turn.run.answer).toContain('12345');
+    // The session replays step by step: what was offered, then each call.
+    const replay = await tollgateJson<{ steps: Array<{ type: string; callId?: string }> }>([
+      ...as,
+      'audit',
+      'replay',
+      chat.sessionId,
+    ]);
+    const types = replay.steps.map((s) => s.type);
+    expect(types.indexOf('tools.listed')).toBeGreaterThanOrEqual(0);
+    expect(types.indexOf('tools.listed')).toBeLessThan(types.indexOf('call.completed'));
+    expect(replay.steps.filter((s) => s.type === 'call.completed').map((s) => s.callId)).toEqual(
+      lookups.map((c) => c.callId),
+    );
   }, 300_000);
 
   it('e2e - step 3: a restricted field is refused, a tool not offered is denied by policy', async () => {
