@@ -55,7 +55,13 @@ export type {
   VersionedResource,
   WriteArgs,
 } from './tools/types.js';
-export { ErrorCategory, ErrorCodes, TollgateError, categoryOf, isTollgateError } from './errors/codes.js';
+export {
+  ErrorCategory,
+  ErrorCodes,
+  TollgateError,
+  categoryOf,
+  isTollgateError,
+} from './errors/codes.js';
 export type { ErrorCode, ErrorDetail, TollgateErrorOptions } from './errors/codes.js';
 export { createConnectorRegistry } from './connector/registry.js';
 export type { ConnectorRegistry } from './connector/registry.js';
