@@ -113,6 +113,7 @@ async function measure(windowMs: number): Promise<Record<string, ReturnType<type
     approvalTtlMs: 1_800_000,
     approvalSweepIntervalMs: 0,
     approvalsDurable: `policy_bench_${run}_${windowMs}`,
+    approvalsReplayMs: 0,
     bundleWindowMs: windowMs,
     reconcileIntervalMs: 0,
     resourcesBucket: `bench_res_${run}_${windowMs}`,

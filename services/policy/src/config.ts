@@ -29,6 +29,13 @@ export const policyConfig = {
     'durable JetStream consumer of approval.requested, shared by all instances',
     'policy-approvals',
   ),
+  approvalsReplayMs: cfg.int(
+    'TOLLGATE_POLICY_APPROVALS_REPLAY_MS',
+    'how far back a newly created approvals consumer reads approval.requested, ms (0 = from now)',
+    24 * 3_600_000,
+    0,
+    30 * 24 * 3_600_000,
+  ),
   bundleWindowMs: cfg.int(
     'TOLLGATE_POLICY_BUNDLE_WINDOW_MS',
     'at most one bundle rebuild per tenant per this window; further changes coalesce, ms',

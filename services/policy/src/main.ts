@@ -23,6 +23,7 @@ await bootService({
       approvalTtlMs: config.approvalTtlMs,
       approvalSweepIntervalMs: config.approvalSweepIntervalMs,
       approvalsDurable: config.approvalsDurable,
+      approvalsReplayMs: config.approvalsReplayMs,
       bundleWindowMs: config.bundleWindowMs,
       reconcileIntervalMs: config.reconcileIntervalMs,
       resourcesBucket: config.resourcesBucket,

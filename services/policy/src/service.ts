@@ -26,6 +26,8 @@ export interface PolicyServiceOptions {
   /** Pause between approval sweeps, ms (0 = none; `approvals.sweep()` by hand). */
   approvalSweepIntervalMs: number;
   approvalsDurable: string;
+  /** How far back a newly created approvals consumer starts, ms (0 = from now). */
+  approvalsReplayMs: number;
   bundleWindowMs: number;
   reconcileIntervalMs: number;
   /** KV bucket the registry projects resources into (default `tollgate_resources`). */
@@ -115,7 +117,7 @@ export async function startPolicyService(options: PolicyServiceOptions): Promise
     },
   });
   resourceChanged.to = (tenant) => bundles.rebuild(tenant);
-  await bundles.start();
+  bundles.start();
 
   const access = new AccessControl(stores.agents);
   const approvals = new Approvals({ store: stores.approvals, access, events, logger, clock });
@@ -126,6 +128,7 @@ export async function startPolicyService(options: PolicyServiceOptions): Promise
     deadLetters: stores.deadLetters,
     logger,
     defaultTtlMs: options.approvalTtlMs,
+    replayMs: options.approvalsReplayMs,
   });
   await intake.start();
   const sweeper = startSweeper(approvals, options.approvalSweepIntervalMs, logger);

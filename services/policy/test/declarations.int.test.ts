@@ -331,4 +331,24 @@ describe('declarations', () => {
       executor.stop();
     }
   });
+
+  it('declarations - at start-up an instance republishes every tenant bundle (a lost KV entry comes back, same version)', async () => {
+    const { tenant, who } = await tenantWithAgents();
+    const applied = await h.client.applyPolicy(
+      { descriptor: readOrders(tenant) as never },
+      await h.as(who.operator),
+    );
+    await h.parts.bundlesKv.delete(tenant);
+    expect(await h.bundleInKv(tenant)).toBeUndefined();
+    // No call, no change: the new instance's start-up pass restores it.
+    const other = await h.startAnother();
+    const back = await eventually(() => h.bundleInKv(tenant), 30_000);
+    expect(back).toMatchObject({ version: applied.bundleVersion, hash: applied.bundleHash });
+    // A second instance sharing the store claims new versions after the first one's.
+    const second = await other.declarations.applyPolicy(
+      who.operator,
+      readOrders(tenant, ['es_orders.count']),
+    );
+    expect(second.bundle?.version).toBe(applied.bundleVersion + 1);
+  });
 });

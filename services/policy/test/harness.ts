@@ -72,10 +72,11 @@ export interface Harness {
   bundleInKv(
     tenant: string,
   ): Promise<{ version: number; hash: string; policies: { id: string }[] } | undefined>;
+  /** Another instance of the service on the same database and buckets (its own durable consumer). */
+  startAnother(): Promise<PolicyParts>;
   /**
-   * Document counts of `tenant` in every collection of the service. (Per tenant: the durable
-   * consumer replays the shared event stream's approval requests of other runs into this
-   * database in the background.)
+   * Document counts of `tenant` in the collections of the service that hold any (per tenant:
+   * the tests of a file share the database).
    */
   counts(tenant: string): Promise<Record<string, number>>;
   close(): Promise<void>;
@@ -91,19 +92,28 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   await writeFile(issuersFile, JSON.stringify(keys));
   const verifier = await loadTokenVerifier(issuersFile);
   const durable = uniqueName('policy_approvals');
-  const parts = await startPolicyService({
-    db: mongo.db,
-    nc,
-    logger,
-    approvalTtlMs: options.approvalTtlMs ?? 30 * 60_000,
-    approvalSweepIntervalMs: options.approvalSweepIntervalMs ?? 0,
-    approvalsDurable: durable,
-    bundleWindowMs: 50,
-    reconcileIntervalMs: 0,
-    resourcesBucket: uniqueName('pol_res'),
-    bundlesBucket: uniqueName('pol_bundles'),
-    ...(options.clock ? { clock: options.clock } : {}),
-  });
+  const resourcesBucket = uniqueName('pol_res');
+  const bundlesBucket = uniqueName('pol_bundles');
+  const durables = [durable];
+  const others: PolicyParts[] = [];
+  const start = (approvalsDurable: string) =>
+    startPolicyService({
+      db: mongo.db,
+      nc,
+      logger,
+      approvalTtlMs: options.approvalTtlMs ?? 30 * 60_000,
+      approvalSweepIntervalMs: options.approvalSweepIntervalMs ?? 0,
+      approvalsDurable,
+      approvalsReplayMs: 0,
+      bundleWindowMs: 50,
+      reconcileIntervalMs: 0,
+      resourcesBucket,
+      bundlesBucket,
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
+  const parts = await start(durable);
+  // The first reconcile pass runs in the background; let it finish before tests start.
+  await parts.bundles.reconcile();
   const server = new Server();
   registerPolicyApi(server, {
     declarations: parts.declarations,
@@ -126,6 +136,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     as: async (principal) => ({
       metadata: { authorization: `Bearer ${await issuePrincipalToken(keys, principal)}` },
     }),
+    startAnother: async () => {
+      const other = uniqueName('policy_approvals');
+      durables.push(other);
+      const instance = await start(other);
+      others.push(instance);
+      return instance;
+    },
     putResource: async (r) => {
       await parts.resourcesKv.put(resourceKey(r.tenant, r.environment, r.name), JSON.stringify(r));
     },
@@ -139,18 +156,22 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     counts: async (tenant) => {
       const out: Record<string, number> = {};
-      for (const c of await mongo.db.listCollections().toArray())
-        out[c.name] = await mongo.db.collection(c.name).countDocuments({ tenant });
+      for (const c of await mongo.db.listCollections().toArray()) {
+        const n = await mongo.db.collection(c.name).countDocuments({ tenant });
+        if (n > 0) out[c.name] = n;
+      }
       return out;
     },
     close: async () => {
       client.close();
       await grpc.stop();
+      for (const other of others) await other.stop();
       await parts.stop();
       await parts.bundlesKv.destroy().catch(() => false);
       await parts.resourcesKv.destroy().catch(() => false);
       const jsm = await jetstreamManager(nc);
-      await jsm.consumers.delete(EVENTS_STREAM, durable).catch(() => false);
+      for (const name of durables)
+        await jsm.consumers.delete(EVENTS_STREAM, name).catch(() => false);
       await nc.drain();
       await mongo.db.dropDatabase();
       await mongo.close();

@@ -24,6 +24,9 @@ import {
 } from './harness.js';
 
 let service: RunningService;
+let decided: Awaited<ReturnType<typeof watchEvents>>;
+/** Requested before the service first starts: its new durable consumer must replay it. */
+let early: { id: string };
 let nc: NatsConnection;
 let keys: IssuerKeys;
 let dir: string;
@@ -37,6 +40,19 @@ beforeAll(async () => {
   keys = await generateIssuerKeys('policy-process-test');
   dir = await mkdtemp(join(tmpdir(), 'policy-proc-'));
   await writeFile(join(dir, 'issuers.json'), JSON.stringify(keys));
+  decided = await watchEvents(nc, [EventTypes.approvalDecided]);
+  const who = cast(uniqueTenant());
+  early = await requestApproval(
+    nc,
+    {
+      principal: who.ops,
+      resource: 'es_orders',
+      resourceVersion: 1,
+      tool: 'es_orders_write',
+      args: { id: 'o-1' },
+    },
+    { expiresAt: new Date(Date.now() + 1_000) },
+  );
   service = startService('policy', {
     TOLLGATE_MONGO_URL: `${infra.mongoUrl}/${db}`,
     TOLLGATE_NATS_URL: infra.natsUrl,
@@ -46,9 +62,11 @@ beforeAll(async () => {
     TOLLGATE_POLICY_BUNDLES_BUCKET: bundlesBucket,
     TOLLGATE_POLICY_RESOURCES_BUCKET: resourcesBucket,
     TOLLGATE_APPROVAL_SWEEP_INTERVAL_MS: '200',
+    TOLLGATE_POLICY_APPROVALS_REPLAY_MS: '60000',
   });
 });
 afterAll(async () => {
+  await decided?.stop();
   if (service && service.child.exitCode === null) {
     service.child.kill('SIGTERM');
     await service.exited;
@@ -65,7 +83,7 @@ afterAll(async () => {
 });
 
 describe('process', () => {
-  it('process - main boots from its environment, serves gRPC, publishes bundles, sweeps expired approvals and stops on SIGTERM', async () => {
+  it('process - main boots from its environment, serves gRPC, publishes bundles, replays recent approval requests, sweeps expired ones and stops on SIGTERM', async () => {
     const ready = await service.waitForLog((l) => l.msg === 'ready', 60_000);
     const port = String(ready.grpc).split(':').at(-1);
     const client = createClient(PolicyService, `127.0.0.1:${port}`, { defaultDeadlineMs: 30_000 });
@@ -85,32 +103,17 @@ describe('process', () => {
         version: 1,
       });
 
-      const decided = await watchEvents(nc, [EventTypes.approvalDecided]);
-      try {
-        const { id } = await requestApproval(
-          nc,
-          {
-            principal: who.ops,
-            resource: 'es_orders',
-            resourceVersion: 1,
-            tool: 'es_orders_write',
-            args: { id: 'o-1' },
-          },
-          { expiresAt: new Date(Date.now() + 1_000) },
-        );
-        const event = await eventually(
-          () =>
-            decided.events
-              .map((e) =>
-                e.payload.case === 'approvalDecided' ? e.payload.value.approval : undefined,
-              )
-              .find((a) => a?.id === id),
-          20_000,
-        );
-        expect(event?.status).toBe(ApprovalStatus.EXPIRED);
-      } finally {
-        await decided.stop();
-      }
+      // Replayed by the new durable, recorded, then expired by the periodic sweeper.
+      const event = await eventually(
+        () =>
+          decided.events
+            .map((e) =>
+              e.payload.case === 'approvalDecided' ? e.payload.value.approval : undefined,
+            )
+            .find((a) => a?.id === early.id),
+        30_000,
+      );
+      expect(event?.status).toBe(ApprovalStatus.EXPIRED);
     } finally {
       client.close();
     }

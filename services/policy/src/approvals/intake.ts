@@ -1,5 +1,6 @@
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { EventTypes, consumeEvents } from '@tollgate/kit';
+import { EVENTS_STREAM, EventTypes, subjects } from '@tollgate/kit';
 import type { ConsumerMessages, JsMsg, Logger } from '@tollgate/kit';
 import type { DeadLetters } from '../store/dead-letters.js';
 import type { Approvals } from './approvals.js';
@@ -13,9 +14,15 @@ export interface ApprovalIntakeDeps {
   deadLetters: DeadLetters;
   logger: Logger;
   defaultTtlMs: number;
+  /**
+   * How far back a newly created durable starts reading (0 = only events from now on). An
+   * existing durable resumes where it stopped.
+   */
+  replayMs: number;
 }
 
 const RETRY_DELAY_MS = 1_000;
+const ACK_WAIT_MS = 30_000;
 
 /**
  * Records approvals from `approval.requested` through a durable JetStream consumer. A message
@@ -45,14 +52,41 @@ export class ApprovalIntake {
     await this.#loop;
   }
 
-  #consume(): Promise<ConsumerMessages> {
-    return consumeEvents(this.#deps.nc, {
-      durable: this.#deps.durable,
-      types: [EventTypes.approvalRequested],
-      // Never given up on by the server: poison messages are dead-lettered here, after storing them.
-      maxDeliver: -1,
-      ackWaitMs: 30_000,
-    });
+  /**
+   * Creates the durable when missing, starting `replayMs` back (approvals older than any expiry
+   * need no replay: the stream keeps days of events), and consumes it.
+   */
+  async #consume(): Promise<ConsumerMessages> {
+    const { nc, durable, replayMs } = this.#deps;
+    const jsm = await jetstreamManager(nc);
+    const exists = await jsm.consumers.info(EVENTS_STREAM, durable).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) {
+      try {
+        await jsm.consumers.add(EVENTS_STREAM, {
+          durable_name: durable,
+          ack_policy: AckPolicy.Explicit,
+          filter_subject: subjects.event(EventTypes.approvalRequested),
+          ...(replayMs > 0
+            ? {
+                deliver_policy: DeliverPolicy.StartTime,
+                opt_start_time: new Date(Date.now() - replayMs).toISOString(),
+              }
+            : { deliver_policy: DeliverPolicy.New }),
+          // Never given up on by the server: poison messages are dead-lettered here, after storing them.
+          max_deliver: -1,
+          ack_wait: ACK_WAIT_MS * 1_000_000,
+          max_ack_pending: 1_000,
+        });
+      } catch (err) {
+        // Another instance created it first.
+        if (!String((err as Error).message).includes('already')) throw err;
+      }
+    }
+    const consumer = await jetstream(nc).consumers.get(EVENTS_STREAM, durable);
+    return consumer.consume();
   }
 
   async #pump(): Promise<void> {

@@ -64,9 +64,13 @@ export class Bundles {
     return this.#reconciling;
   }
 
-  /** Runs a first reconcile pass, then one every `reconcileIntervalMs`. */
-  async start(): Promise<void> {
-    await this.reconcile();
+  /**
+   * Starts a first reconcile pass in the background (the service serves meanwhile: deciders
+   * read what KV holds, and changes queue per tenant behind it), then one every
+   * `reconcileIntervalMs`. Returns at once; `reconcile()` waits for a pass.
+   */
+  start(): void {
+    void this.reconcile();
     if (this.#deps.reconcileIntervalMs > 0 && !this.#stopped) {
       this.#timer = setInterval(() => void this.reconcile(), this.#deps.reconcileIntervalMs);
       this.#timer.unref();
@@ -92,5 +96,6 @@ export class Bundles {
       if (this.#stopped) return;
       await this.afterChange(tenant);
     }
+    this.#deps.logger.info({ tenants: tenants.length }, 'policy bundles reconciled');
   }
 }

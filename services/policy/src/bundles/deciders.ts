@@ -3,6 +3,9 @@ import type { PolicyBundle } from '@tollgate/policy';
 import { watchBucket } from '@tollgate/kit';
 import type { BucketWatch, KV, Logger } from '@tollgate/kit';
 
+/** Bundles kept per tenant until its next decision loads them. */
+const PENDING_PER_TENANT = 4;
+
 /**
  * One `LocalDecider` per tenant, loaded from the `tollgate_policy_bundles` KV bucket exactly as
  * executors and the synthesizer load it, so the service's Decide, Explain and GetPermissionSet
@@ -86,7 +89,11 @@ export class TenantDeciders {
 
   #receive(tenant: string, input: Uint8Array | PolicyBundle | undefined): void {
     const pending = this.#pending.get(tenant) ?? [];
-    // A deletion makes everything before it moot.
-    this.#pending.set(tenant, input === undefined ? [undefined] : [...pending, input]);
+    // A deletion makes everything before it moot. Otherwise the last few arrivals are kept (an
+    // offer may arrive after a newer echo; loading refuses the older one), not every version.
+    this.#pending.set(
+      tenant,
+      input === undefined ? [undefined] : [...pending, input].slice(-PENDING_PER_TENANT),
+    );
   }
 }
