@@ -51,7 +51,7 @@ async function until(
   return eventually(async () => {
     const answer = await harness.listTools(token, { task: 'orders' });
     return answer.ok && check(answer.value) ? answer.value : undefined;
-  }, 15_000);
+  }, 30_000);
 }
 
 describe('synthesizer - hot reload from KV', () => {

@@ -37,13 +37,22 @@ import {
 import type { GrpcServerHandle, KV, Logger } from '@tollgate/kit';
 import type { PolicyBundle } from '@tollgate/policy';
 import { getToolSubject, listToolsSubject, startSynthesizer } from '../../src/index.js';
-import { eventually } from '../../../../test/support/infra.js';
+import { eventually as poll } from '../../../../test/support/infra.js';
+
+/** Polls `check` until it returns a value; generous by default (a loaded 2-core machine). */
+export function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+  stepMs = 50,
+): Promise<T> {
+  return poll(check, timeoutMs, stepMs);
+}
 import type { PreferenceSource, RunningSynthesizer } from '../../src/index.js';
 import { published } from './fixtures.js';
 import { ownNatsServer } from './nats.js';
 import type { OwnedNats } from './nats.js';
 
-export { eventually, uniqueName } from '../../../../test/support/infra.js';
+export { uniqueName } from '../../../../test/support/infra.js';
 
 /** The error a `tollgate-error` header carries. */
 export interface WireError {
