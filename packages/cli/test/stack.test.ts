@@ -1,3 +1,5 @@
+import { utimes } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serviceEndpoints } from '@tollgate/kit';
 import {
@@ -10,6 +12,8 @@ import {
   serviceAddress,
   settingsOf,
 } from '../src/index.js';
+import { serviceBuilds } from '../src/stack/builds.js';
+import { scratch } from './support.js';
 
 describe('stack - local stack bookkeeping', () => {
   it("stack - service addresses and variables are the services' own", () => {
@@ -88,5 +92,39 @@ describe('stack - local stack bookkeeping', () => {
       '/srv/state/run',
       '/srv/state/trusted-issuers.json',
     ]);
+  });
+});
+
+describe('stack - builds', () => {
+  it('stack - a service counts as rebuilt when it or a workspace package it depends on is', async () => {
+    const manifest = (name: string, deps: string[] = []) =>
+      JSON.stringify({
+        name,
+        dependencies: Object.fromEntries(deps.map((d) => [d, 'workspace:*'])),
+      });
+    const dir = await scratch({
+      'services/registry/package.json': manifest('@tollgate/service-registry', [
+        '@tollgate/core',
+        'left-pad',
+      ]),
+      'services/registry/dist/main.js': '',
+      'packages/core/package.json': manifest('@tollgate/core', ['@tollgate/contracts']),
+      'packages/core/dist/index.js': '',
+      'packages/contracts/package.json': manifest('@tollgate/contracts'),
+      'packages/contracts/dist/gen/deep.js': '',
+      'packages/cli/package.json': manifest('@tollgate/cli', ['@tollgate/core']),
+      'packages/cli/dist/main.js': '',
+    });
+    try {
+      const at = (path: string, seconds: number) => utimes(join(dir.root, path), seconds, seconds);
+      await at('services/registry/dist/main.js', 1_000);
+      await at('packages/core/dist/index.js', 2_000);
+      await at('packages/contracts/dist/gen/deep.js', 3_000);
+      await at('packages/cli/dist/main.js', 9_000);
+      const builds = await serviceBuilds(dir.root, ['registry', 'audit']);
+      expect(builds).toEqual({ registry: 3_000_000, audit: 0 });
+    } finally {
+      await dir.cleanup();
+    }
   });
 });

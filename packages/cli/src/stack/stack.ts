@@ -1,25 +1,16 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkHealth } from '@tollgate/contracts';
 import { CliError } from '../errors.js';
 import type { StackHome } from './home.js';
 import { infraMessage, parseInfraStatus, runInfraScript } from './infra.js';
 import type { InfraServer } from './infra.js';
 import { ensureIssuer } from './issuer.js';
-import {
-  changedSettings,
-  forgetRecord,
-  isRunning,
-  logTail,
-  processFiles,
-  readRecord,
-  settingsOf,
-  sleep,
-  startDetached,
-  stopProcess,
-  writeRecord,
-} from './processes.js';
-import { SERVICE_NAMES, addressVariable, natsUrl, serviceAddress } from './services.js';
+import { forgetRecord, isRunning, processFiles, readRecord, stopProcess } from './processes.js';
+import { SERVICE_NAMES, natsUrl, serviceAddress } from './services.js';
+import { serviceBuilds } from './builds.js';
+import { isServing, serviceEntry, serviceUp } from './service-up.js';
 import type { ServiceName } from './services.js';
 
 /** How one service of the local stack is doing. */
@@ -79,7 +70,15 @@ export interface UpOptions {
  */
 export async function stackUp(home: StackHome, options: UpOptions): Promise<StackStatus> {
   const checkout = requireCheckout(home);
-  await ensureIssuer(home);
+  await mkdir(home.run, { recursive: true });
+  const keys = await ensureIssuer(home);
+  // New issuer keys at the same path must restart the services that trust the old ones.
+  const trust = {
+    'trusted issuer key': createHash('sha256')
+      .update(keys.kid + JSON.stringify(keys.publicJwk))
+      .digest('hex')
+      .slice(0, 16),
+  };
   if (!options.skipInfra) {
     const step = options.progress.step('infrastructure (NATS, FerretDB, Elasticsearch)');
     const run = await runInfraScript(checkout, 'up.sh', {
@@ -102,12 +101,13 @@ export async function stackUp(home: StackHome, options: UpOptions): Promise<Stac
       throw new CliError('NOT_BUILT', `${entry} does not exist; run \`pnpm build\` first`);
     }
   }
+  const builds = await serviceBuilds(checkout, SERVICE_NAMES);
   const step = options.progress.step('services');
   const pending = new Set<string>(SERVICE_NAMES);
   step.update(`waiting for ${[...pending].join(', ')}`);
   const results = await Promise.allSettled(
     SERVICE_NAMES.map(async (name) => {
-      const status = await serviceUp(home, checkout, name, options);
+      const status = await serviceUp(home, checkout, name, options, trust, builds[name]);
       pending.delete(name);
       if (pending.size > 0) step.update(`waiting for ${[...pending].join(', ')}`);
       return status;
@@ -134,144 +134,6 @@ export async function stackUp(home: StackHome, options: UpOptions): Promise<Stac
   }
   const infra = options.skipInfra ? [] : await infraStatus(home, options.env);
   return summary(home, options.env, infra, services);
-}
-
-async function serviceUp(
-  home: StackHome,
-  checkout: string,
-  name: ServiceName,
-  options: UpOptions,
-): Promise<ServiceStatus> {
-  const address = serviceAddress(name, options.env);
-  const entry = serviceEntry(checkout, name);
-  const log = processFiles(home.run, name).log;
-  const env: NodeJS.ProcessEnv = {
-    ...options.env,
-    // Every service learns where the others are (e.g. the synthesizer asks memory for ranking).
-    ...Object.fromEntries(
-      SERVICE_NAMES.map((s) => [addressVariable(s), serviceAddress(s, options.env)]),
-    ),
-    TOLLGATE_TRUSTED_ISSUERS_FILE: home.trustedIssuersFile,
-    TOLLGATE_LOG_LEVEL: options.env.TOLLGATE_LOG_LEVEL || 'info',
-  };
-  const settings = settingsOf(env);
-  const record = await readRecord(home.run, name);
-  let action: ServiceStatus['action'] = 'started';
-  let changed: string[] | undefined;
-  if (record && isRunning(record.pid, record.entry)) {
-    changed = changedSettings(record.settings, settings);
-    if (record.address === address && record.entry === entry && changed.length === 0) {
-      await waitServing(
-        name,
-        address,
-        options.timeoutMs,
-        () => isRunning(record.pid, record.entry),
-        log,
-      );
-      return statusOf(name, address, log, record.pid, record.startedAt, 'already_running');
-    }
-    options.progress.warn(
-      `${name}: restarting, started with other settings (${changed.length > 0 ? changed.join(', ') : 'address or build'})`,
-    );
-    await stopProcess(record.pid, record.entry, 15_000);
-    await forgetRecord(home.run, name);
-    action = 'restarted';
-  } else if (await isServing(address)) {
-    return { name, address, state: 'external', log, action: 'external' };
-  }
-  const child = startDetached(entry, { cwd: checkout, env, log });
-  if (child.pid === undefined) {
-    throw new CliError('START_FAILED', `${name}: could not start ${entry}`);
-  }
-  const pid = child.pid;
-  let exited: number | null | undefined;
-  child.once('exit', (code) => (exited = code));
-  const startedAt = new Date().toISOString();
-  await writeRecord(home.run, name, { pid, address, entry, startedAt, settings });
-  await waitServing(
-    name,
-    address,
-    options.timeoutMs,
-    () => exited === undefined && isRunning(pid, entry),
-    log,
-  );
-  return {
-    ...statusOf(name, address, log, pid, startedAt, action),
-    ...(changed && changed.length > 0 ? { changed } : {}),
-  };
-}
-
-function statusOf(
-  name: ServiceName,
-  address: string,
-  log: string,
-  pid: number,
-  startedAt: string,
-  action: ServiceStatus['action'],
-): ServiceStatus {
-  return { name, address, state: 'running', pid, startedAt, log, ...(action ? { action } : {}) };
-}
-
-/** Polls gRPC health until SERVING; fails fast (with the log's tail) when the process dies. */
-async function waitServing(
-  name: ServiceName,
-  address: string,
-  timeoutMs: number,
-  alive: () => boolean,
-  log: string,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await isServing(address)) return;
-    if (!alive()) {
-      const tail = await logTail(log, 5);
-      throw new CliError(
-        'START_FAILED',
-        `${name} exited during startup (log: ${log})${tail ? `: ${lastMessage(tail)}` : ''}`,
-      );
-    }
-    if (Date.now() > deadline) {
-      throw new CliError(
-        'START_TIMEOUT',
-        `${name} did not serve gRPC health at ${address} within ${Math.round(timeoutMs / 1000)}s (log: ${log})`,
-      );
-    }
-    await sleep(250);
-  }
-}
-
-/** The most telling line of a JSON log tail: the last fatal/error message, else the last line. */
-function lastMessage(tail: string): string {
-  const lines = tail.split('\n');
-  for (const line of [...lines].reverse()) {
-    try {
-      const parsed = JSON.parse(line) as {
-        level?: unknown;
-        msg?: unknown;
-        err?: { message?: unknown };
-      };
-      if (
-        parsed.level === 'fatal' ||
-        parsed.level === 'error' ||
-        parsed.level === 50 ||
-        parsed.level === 60
-      ) {
-        const detail = typeof parsed.err?.message === 'string' ? ` (${parsed.err.message})` : '';
-        return `${String(parsed.msg)}${detail}`;
-      }
-    } catch {
-      // not JSON
-    }
-  }
-  return (lines[lines.length - 1] ?? '').slice(0, 300);
-}
-
-async function isServing(address: string): Promise<boolean> {
-  try {
-    return (await checkHealth(address, '', { deadlineMs: 1_000 })) === 1;
-  } catch {
-    return false;
-  }
 }
 
 export interface DownOptions {
@@ -375,10 +237,6 @@ function summary(
       infra.every((s) => s.healthy) &&
       services.every((s) => s.state === 'running' || s.state === 'external'),
   };
-}
-
-function serviceEntry(checkout: string, name: ServiceName): string {
-  return join(checkout, 'services', name, 'dist', 'main.js');
 }
 
 function requireCheckout(home: StackHome): string {

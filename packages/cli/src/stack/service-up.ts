@@ -1,0 +1,176 @@
+/** One service of the local stack: started detached, restarted on changed settings, awaited. */
+import { join } from 'node:path';
+import { checkHealth } from '@tollgate/contracts';
+import { CliError } from '../errors.js';
+import type { StackHome } from './home.js';
+import {
+  changedSettings,
+  forgetRecord,
+  isRunning,
+  logTail,
+  processFiles,
+  readRecord,
+  settingsOf,
+  sleep,
+  startDetached,
+  stopProcess,
+  writeRecord,
+} from './processes.js';
+import { SERVICE_NAMES, addressVariable, serviceAddress } from './services.js';
+import type { ServiceName } from './services.js';
+import type { ServiceStatus, UpOptions } from './stack.js';
+
+/**
+ * Brings `name` up: left alone when it already runs with these settings, restarted when they
+ * changed, adopted as `external` when something else serves its address, else started and
+ * awaited until it serves gRPC health.
+ */
+export async function serviceUp(
+  home: StackHome,
+  checkout: string,
+  name: ServiceName,
+  options: Pick<UpOptions, 'env' | 'timeoutMs' | 'progress'>,
+  trust: Record<string, string>,
+  builtAt: number,
+): Promise<ServiceStatus> {
+  const address = serviceAddress(name, options.env);
+  const entry = serviceEntry(checkout, name);
+  const log = processFiles(home.run, name).log;
+  const env: NodeJS.ProcessEnv = {
+    ...options.env,
+    // Every service learns where the others are (e.g. the synthesizer asks memory for ranking).
+    ...Object.fromEntries(
+      SERVICE_NAMES.map((s) => [addressVariable(s), serviceAddress(s, options.env)]),
+    ),
+    TOLLGATE_TRUSTED_ISSUERS_FILE: home.trustedIssuersFile,
+    TOLLGATE_LOG_LEVEL: options.env.TOLLGATE_LOG_LEVEL || 'info',
+  };
+  const settings = { ...settingsOf(env), ...trust };
+  const record = await readRecord(home.run, name);
+  let action: ServiceStatus['action'] = 'started';
+  let changed: string[] | undefined;
+  if (record && isRunning(record.pid, record.entry)) {
+    changed = changedSettings(record.settings, settings);
+    const rebuilt = Date.parse(record.startedAt) < builtAt;
+    if (record.address === address && record.entry === entry && changed.length === 0 && !rebuilt) {
+      await waitServing(
+        name,
+        address,
+        options.timeoutMs,
+        () => isRunning(record.pid, record.entry),
+        log,
+      );
+      return statusOf(name, address, log, record.pid, record.startedAt, 'already_running');
+    }
+    const why =
+      changed.length > 0
+        ? `started with other settings (${changed.join(', ')})`
+        : rebuilt
+          ? 'rebuilt since it started'
+          : `it listens on ${record.address}, not ${address}`;
+    options.progress.warn(`${name}: restarting, ${why}`);
+    await stopProcess(record.pid, record.entry, 15_000);
+    await forgetRecord(home.run, name);
+    action = 'restarted';
+  } else if (await isServing(address)) {
+    return { name, address, state: 'external', log, action: 'external' };
+  }
+  const child = startDetached(entry, { cwd: checkout, env, log });
+  if (child.pid === undefined) {
+    throw new CliError('START_FAILED', `${name}: could not start ${entry}`);
+  }
+  const pid = child.pid;
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  const startedAt = new Date().toISOString();
+  await writeRecord(home.run, name, { pid, address, entry, startedAt, settings });
+  await waitServing(
+    name,
+    address,
+    options.timeoutMs,
+    () => exited === undefined && isRunning(pid, entry),
+    log,
+  );
+  return {
+    ...statusOf(name, address, log, pid, startedAt, action),
+    ...(changed && changed.length > 0 ? { changed } : {}),
+  };
+}
+
+function statusOf(
+  name: ServiceName,
+  address: string,
+  log: string,
+  pid: number,
+  startedAt: string,
+  action: ServiceStatus['action'],
+): ServiceStatus {
+  return { name, address, state: 'running', pid, startedAt, log, ...(action ? { action } : {}) };
+}
+
+/** Polls gRPC health until SERVING; fails fast (with the log's tail) when the process dies. */
+async function waitServing(
+  name: ServiceName,
+  address: string,
+  timeoutMs: number,
+  alive: () => boolean,
+  log: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await isServing(address)) return;
+    if (!alive()) {
+      const tail = await logTail(log, 5);
+      throw new CliError(
+        'START_FAILED',
+        `${name} exited during startup (log: ${log})${tail ? `: ${lastMessage(tail)}` : ''}`,
+      );
+    }
+    if (Date.now() > deadline) {
+      throw new CliError(
+        'START_TIMEOUT',
+        `${name} did not serve gRPC health at ${address} within ${Math.round(timeoutMs / 1000)}s (log: ${log})`,
+      );
+    }
+    await sleep(250);
+  }
+}
+
+/** The most telling line of a JSON log tail: the last fatal/error message, else the last line. */
+function lastMessage(tail: string): string {
+  const lines = tail.split('\n');
+  for (const line of [...lines].reverse()) {
+    try {
+      const parsed = JSON.parse(line) as {
+        level?: unknown;
+        msg?: unknown;
+        err?: { message?: unknown };
+      };
+      if (
+        parsed.level === 'fatal' ||
+        parsed.level === 'error' ||
+        parsed.level === 50 ||
+        parsed.level === 60
+      ) {
+        const detail = typeof parsed.err?.message === 'string' ? ` (${parsed.err.message})` : '';
+        return `${String(parsed.msg)}${detail}`;
+      }
+    } catch {
+      // not JSON
+    }
+  }
+  return (lines[lines.length - 1] ?? '').slice(0, 300);
+}
+
+export async function isServing(address: string): Promise<boolean> {
+  try {
+    return (await checkHealth(address, '', { deadlineMs: 1_000 })) === 1;
+  } catch {
+    return false;
+  }
+}
+
+/** `services/<name>/dist/main.js` of the checkout. */
+export function serviceEntry(checkout: string, name: ServiceName): string {
+  return join(checkout, 'services', name, 'dist', 'main.js');
+}
