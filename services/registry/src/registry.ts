@@ -84,6 +84,7 @@ export interface RegistryDeps {
 }
 
 type Plan = { unchanged: VersionRecord } | { next: Content };
+type Attempt = 'lost' | { committed: boolean; outcome: Omit<ChangeOutcome, 'warnings'> };
 type Content = Pick<VersionRecord, 'descriptor' | 'hash' | 'change' | 'deleted' | 'rolledBackFrom'>;
 
 const MAX_ATTEMPTS = 5;
@@ -131,7 +132,7 @@ export class Registry {
     query: ResourceQuery & { version: number },
   ): Promise<VersionRecord> {
     const ref = refOf(principal, query);
-    const head = await this.#store.current(ref);
+    const head = await this.#current(ref);
     if (head === undefined) throw resourceNotFound(ref);
     if (query.version === 0) {
       if (head.deleted) throw resourceDeleted(ref, head.version);
@@ -169,7 +170,7 @@ export class Registry {
   /** Every version of one resource, newest first. */
   async history(principal: Principal, query: HistoryQuery): Promise<Page> {
     const ref = refOf(principal, query);
-    const head = await this.#store.current(ref);
+    const head = await this.#current(ref);
     if (head === undefined) throw resourceNotFound(ref);
     const bound = { history: resourceId(ref) };
     const before = decodePageToken(query.pageToken, bound, 'number') ?? head.version + 1;
@@ -224,10 +225,18 @@ export class Registry {
     return outcome.record;
   }
 
+  /** The store's current version, probed from the catalog's (which saves reading the head). */
+  #current(ref: ResourceRef): Promise<VersionRecord | undefined> {
+    return this.#store.current(ref, this.#catalog.get(resourceId(ref)));
+  }
+
   /**
-   * Reads the current version, plans the next one, checks the expected version and commits by
-   * inserting the next version (the store's unique index lets exactly one concurrent writer
-   * win). Without an expected version a lost race is retried from a fresh read.
+   * Plans the next version from the current one and commits it by inserting it (the store's
+   * unique index lets exactly one concurrent writer win). The first attempt starts from the
+   * catalog, which is current unless another instance changed the resource a moment ago; a
+   * commit from a stale view simply loses the race. Every other outcome (no-op, dry run,
+   * refusal) is only given once confirmed against the store, and a lost race is decided again
+   * from the store (a conflict when the caller named the version it expected).
    */
   async #change(
     principal: Principal,
@@ -235,32 +244,62 @@ export class Registry {
     options: ApplyOptions,
     plan: (latest: VersionRecord | undefined) => Plan | Promise<Plan>,
   ): Promise<Omit<ChangeOutcome, 'warnings'>> {
+    const id = resourceId(ref);
+    let latest = this.#catalog.get(id);
+    let fresh = latest === undefined;
+    if (fresh) latest = await this.#store.current(ref);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const latest = await this.#store.current(ref, this.#catalog.get(resourceId(ref)));
-      const decided = await plan(latest);
-      const current = latest?.version ?? 0;
-      if (options.expectedVersion !== undefined && options.expectedVersion !== current) {
-        throw versionConflict(ref, current, options.expectedVersion);
+      let attempted: Attempt;
+      try {
+        attempted = await this.#attempt(principal, ref, options, plan, latest);
+      } catch (err) {
+        if (fresh) throw err;
+        attempted = 'lost';
       }
-      if ('unchanged' in decided) return { record: decided.unchanged, unchanged: true, diff: [] };
-      const next: VersionRecord = {
-        ...ref,
-        ...decided.next,
-        version: current + 1,
-        previousVersion: current,
-        createdAt: this.#clock(),
-        createdBy: principal.agent,
-      };
-      const diff = diffDocuments(asJson(latest?.descriptor), asJson(next.descriptor));
-      if (options.dryRun === true) return { record: next, unchanged: false, diff };
-      if (await this.#store.commit(latest, next)) {
-        this.#catalog.put(next);
-        await this.#changes.changed(next);
-        return { record: next, unchanged: false, diff };
+      if (attempted !== 'lost' && (fresh || attempted.committed)) return attempted.outcome;
+      if (attempted === 'lost' && fresh && options.expectedVersion !== undefined) {
+        throw concurrentChange(ref, latest?.version ?? 0);
       }
-      if (options.expectedVersion !== undefined) throw concurrentChange(ref, current);
+      latest = await this.#store.current(ref, this.#catalog.get(id));
+      fresh = true;
     }
-    throw concurrentChange(ref, (await this.#store.current(ref))?.version ?? 0);
+    throw concurrentChange(ref, latest?.version ?? 0);
+  }
+
+  /** One try from `latest`: the outcome (committed or not), or `lost` when another change won. */
+  async #attempt(
+    principal: Principal,
+    ref: ResourceRef,
+    options: ApplyOptions,
+    plan: (latest: VersionRecord | undefined) => Plan | Promise<Plan>,
+    latest: VersionRecord | undefined,
+  ): Promise<Attempt> {
+    const decided = await plan(latest);
+    const current = latest?.version ?? 0;
+    if (options.expectedVersion !== undefined && options.expectedVersion !== current) {
+      throw versionConflict(ref, current, options.expectedVersion);
+    }
+    if ('unchanged' in decided) {
+      return {
+        committed: false,
+        outcome: { record: decided.unchanged, unchanged: true, diff: [] },
+      };
+    }
+    const next: VersionRecord = {
+      ...ref,
+      ...decided.next,
+      version: current + 1,
+      previousVersion: current,
+      createdAt: this.#clock(),
+      createdBy: principal.agent,
+    };
+    const diff = diffDocuments(asJson(latest?.descriptor), asJson(next.descriptor));
+    const outcome = { record: next, unchanged: false, diff };
+    if (options.dryRun === true) return { committed: false, outcome };
+    if (!(await this.#store.commit(latest, next))) return 'lost';
+    this.#catalog.put(next);
+    await this.#changes.changed(next);
+    return { committed: true, outcome };
   }
 }
 

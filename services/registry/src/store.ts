@@ -215,13 +215,15 @@ export function isDuplicateKey(err: unknown): boolean {
 }
 
 /**
- * Writes heads behind commits: at most one write in flight per resource, and only the newest
- * version waiting for it is written next (older ones are superseded). A failed write leaves
- * the head behind, which readers tolerate; it is logged.
+ * Writes heads behind commits, one at a time (on FerretDB each write scans the collection and
+ * holds the write lock meanwhile, so parallel head writes would queue commits behind them). Only
+ * the newest waiting version of a resource is written; older ones are superseded. A failed
+ * write leaves the head behind, which readers tolerate; it is logged.
  */
 class HeadWriter {
+  /** Newest waiting version per resource, in the order resources were first scheduled. */
   readonly #waiting = new Map<string, VersionRecord>();
-  readonly #running = new Map<string, Promise<void>>();
+  #worker: Promise<void> | undefined;
 
   constructor(
     private readonly write: (record: VersionRecord) => Promise<void>,
@@ -232,33 +234,31 @@ class HeadWriter {
     const id = resourceId(record);
     const waiting = this.#waiting.get(id);
     if (waiting === undefined || waiting.version < record.version) this.#waiting.set(id, record);
-    // The drain starts after it is registered, so its own clean-up cannot run first.
-    if (!this.#running.has(id))
-      this.#running.set(
-        id,
-        Promise.resolve().then(() => this.#drain(id)),
-      );
+    this.#worker ??= Promise.resolve().then(() => this.#drain());
   }
 
   async flush(): Promise<void> {
-    while (this.#running.size > 0) await Promise.allSettled([...this.#running.values()]);
+    while (this.#worker !== undefined) await this.#worker;
   }
 
-  async #drain(id: string): Promise<void> {
-    let written = 0;
-    for (let next = this.#waiting.get(id); next !== undefined; next = this.#waiting.get(id)) {
-      this.#waiting.delete(id);
-      if (next.version <= written) continue;
+  async #drain(): Promise<void> {
+    for (let next = this.#first(); next !== undefined; next = this.#first()) {
       try {
         await this.write(next);
-        written = next.version;
       } catch (err) {
         this.logger?.warn(
-          { resource: id, err: { message: (err as Error).message } },
+          { resource: resourceId(next), err: { message: (err as Error).message } },
           'resource head not written; readers probe past it',
         );
       }
     }
-    this.#running.delete(id);
+    this.#worker = undefined;
+  }
+
+  #first(): VersionRecord | undefined {
+    const first = this.#waiting.entries().next();
+    if (first.done === true) return undefined;
+    this.#waiting.delete(first.value[0]);
+    return first.value[1];
   }
 }

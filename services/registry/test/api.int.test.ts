@@ -68,103 +68,113 @@ describe('api', () => {
       spec: { roles: ['support'] },
     };
 
-    const cases: Array<[string, Promise<unknown>, string | RegExp]> = [
-      ['Apply without descriptor', c.apply({}, as), 'descriptor: required'],
+    const cases: Array<[string, () => Promise<unknown>, string | RegExp]> = [
+      ['Apply without descriptor', () => c.apply({}, as), 'descriptor: required'],
       [
         'Apply invalid descriptor',
-        c.apply({ descriptor: badDescriptor as never }, as),
+        () => c.apply({ descriptor: badDescriptor as never }, as),
         /^descriptor invalid \(2 problems\): spec\.access/,
       ],
       [
         'Apply secret',
-        c.apply({ descriptor: secret as never }, as),
+        () => c.apply({ descriptor: secret as never }, as),
         /^descriptor invalid \(2 problems\): spec\.connection\.password: unknown key/,
       ],
       [
         'Apply an Agent',
-        c.apply({ descriptor: agent }, as),
+        () => c.apply({ descriptor: agent }, as),
         /^descriptor\.kind: the registry stores Resource descriptors/,
       ],
-      ['Get without name', c.get({}, as), 'name: required'],
+      ['Get without name', () => c.get({}, as), 'name: required'],
       [
         'Get bad name',
-        c.get({ name: 'Orders!' }, as),
+        () => c.get({ name: 'Orders!' }, as),
         'name: expected a resource name matching [a-z][a-z0-9_]{2,62}, found "Orders!"',
       ],
       [
         'Get bad tenant',
-        c.get({ name: 'es_orders', tenant: 'Team A' }, as),
+        () => c.get({ name: 'es_orders', tenant: 'Team A' }, as),
         'tenant: expected a name matching [a-z0-9][a-z0-9-]{0,62}, found "Team A"',
       ],
       [
         'List bad label',
-        c.list({ labels: { 'Not A Key': 'x' } }, as),
+        () => c.list({ labels: { 'Not A Key': 'x' } }, as),
         /^labels\["Not A Key"\]: expected a label key/,
       ],
       [
         'List unknown type',
-        c.list({ type: 'postgres' }, as),
+        () => c.list({ type: 'postgres' }, as),
         'type: expected one of elasticsearch, found "postgres"',
       ],
       [
         'List bad page token',
-        c.list({ pageToken: 'garbage' }, as),
+        () => c.list({ pageToken: 'garbage' }, as),
         /^page_token: not a token from the previous page/,
       ],
-      ['History without name', c.history({}, as), 'name: required'],
+      ['History without name', () => c.history({}, as), 'name: required'],
       [
         'Rollback to 0',
-        c.rollback({ name: 'es_orders', toVersion: 0 }, as),
+        () => c.rollback({ name: 'es_orders', toVersion: 0 }, as),
         'to_version: expected a version number of 1 or more, found 0',
       ],
-      ['Rollback, two problems', c.rollback({ toVersion: 0 }, as), 'name: required (and 1 more)'],
+      [
+        'Rollback, two problems',
+        () => c.rollback({ toVersion: 0 }, as),
+        'name: required (and 1 more)',
+      ],
       [
         'Delete bad name',
-        c.delete({ name: 'x' }, as),
+        () => c.delete({ name: 'x' }, as),
         'name: expected a resource name matching [a-z][a-z0-9_]{2,62}, found "x"',
       ],
-      ['Discover without descriptor', c.discover({}, as), 'descriptor: required'],
+      ['Discover without descriptor', () => c.discover({}, as), 'descriptor: required'],
       [
         'Discover without target',
-        c.discover({ descriptor: { metadata: { name: 'es_orders' } } }, as),
+        () => c.discover({ descriptor: { metadata: { name: 'es_orders' } } }, as),
         /^descriptor invalid \(2 problems\): spec\.connection: required key missing/,
       ],
-      ['Draft without descriptor', c.draft({}, as), 'descriptor: required'],
+      ['Draft without descriptor', () => c.draft({}, as), 'descriptor: required'],
       [
         'Draft without a name',
-        c.draft({ descriptor: { spec: { target: { index: 'orders' } } } }, as),
+        () => c.draft({ descriptor: { spec: { target: { index: 'orders' } } } }, as),
         /^descriptor invalid \(1 problem\): metadata\.name: required key missing/,
       ],
       [
         'Draft malformed',
-        c.draft(
-          { descriptor: { metadata: { name: 'es_orders' }, spec: { access: { maxLimit: 0 } } } },
-          as,
-        ),
+        () =>
+          c.draft(
+            { descriptor: { metadata: { name: 'es_orders' }, spec: { access: { maxLimit: 0 } } } },
+            as,
+          ),
         /spec\.access\.maxLimit: expected integer between 1 and 1000/,
       ],
       [
         'Draft long session id',
-        c.draft(
-          { descriptor: { metadata: { name: 'es_orders' } }, sessionId: 's'.repeat(201) },
-          as,
-        ),
+        () =>
+          c.draft(
+            { descriptor: { metadata: { name: 'es_orders' } }, sessionId: 's'.repeat(201) },
+            as,
+          ),
         'session_id: expected at most 200 characters, found 201 characters',
       ],
-      ['Confirm without id', c.confirm({}, as), 'draft_id: required'],
+      ['Confirm without id', () => c.confirm({}, as), 'draft_id: required'],
       [
         'Confirm bad id',
-        c.confirm({ draftId: 'draft-1' }, as),
+        () => c.confirm({ draftId: 'draft-1' }, as),
         'draft_id: expected a draft id (a lowercase UUID), found "draft-1"',
       ],
       [
         'Reject long reason',
-        c.reject({ draftId: '00000000-0000-4000-8000-000000000000', reason: 'r'.repeat(1001) }, as),
+        () =>
+          c.reject(
+            { draftId: '00000000-0000-4000-8000-000000000000', reason: 'r'.repeat(1001) },
+            as,
+          ),
         'reason: expected at most 1000 characters, found 1001 characters',
       ],
     ];
     for (const [label, call, message] of cases) {
-      const error = await failure(call);
+      const error = await failure(call());
       expect.soft(error.code, label).toBe(RpcStatus.INVALID_ARGUMENT);
       if (typeof message === 'string') expect.soft(error.message, label).toBe(message);
       else expect.soft(error.message, label).toMatch(message);
