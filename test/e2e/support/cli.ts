@@ -8,10 +8,14 @@ import { repoRoot } from '../../support/process.js';
 
 export const CLI = join(repoRoot, 'packages', 'cli', 'dist', 'main.js');
 
-/** The environment the stack and every command run with (the demo's credential, no colour). */
+/**
+ * The environment the stack and every command run with: the demo's credential, no colour, and
+ * the scripted model whatever LLM the machine has configured (the assertions follow its script).
+ */
 export const stackEnv: NodeJS.ProcessEnv = {
   ...process.env,
   TOLLGATE_DEMO_ES_CREDENTIAL: '{"kind":"none"}',
+  TOLLGATE_LLM_BASE_URL: '',
   NO_COLOR: '1',
 };
 
