@@ -57,6 +57,13 @@ export type InsertOutcome =
   | { kind: 'refused'; index: number; message: string };
 
 const DUPLICATE_KEY = 11000;
+/**
+ * Up to this many ids are looked up one by one (FerretDB serves `_id` equality from its index
+ * but scans the collection for `$in`).
+ */
+const FEW_IDS = 8;
+/** Records per insert command (see `insertRecords`). */
+const INSERT_SLICE = 100;
 
 export class AuditStore {
   readonly #records: Collection<AuditDocument>;
@@ -69,26 +76,39 @@ export class AuditStore {
     this.#deadLetters = db.collection<DeadLetter>(collections.deadLetters);
   }
 
+  /**
+   * One index per call: FerretDB 1.24 drops the connection when a single createIndexes names
+   * several indexes that already exist (every restart would fail).
+   */
   async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.db, indexes);
+    for (const [collection, list] of Object.entries(indexes)) {
+      for (const index of list) await ensureIndexes(this.db, { [collection]: [index] });
+    }
   }
 
   /**
-   * Inserts records in order and stops at the first that fails. Errors other than a record's
-   * own (duplicate key, refused document) mean the store is unavailable: they are thrown, and
-   * any prefix of the records may have been written.
+   * Inserts records in order and stops at the first that fails, so what is stored is always a
+   * prefix of `docs`. Errors other than a record's own (duplicate key, refused document) mean
+   * the store is unavailable: they are thrown, and any prefix may have been written.
+   *
+   * Records go in slices of `INSERT_SLICE`: FerretDB 1.24 splits an insert into batches of 100
+   * and, after a failing batch, still writes the following ones despite `ordered` — which would
+   * leave records linked to predecessors that were never stored.
    */
   async insertRecords(docs: readonly AuditDocument[]): Promise<InsertOutcome> {
-    if (docs.length === 0) return { kind: 'inserted' };
-    try {
-      await this.#records.insertMany(docs as AuditDocument[], { ordered: true });
-      return { kind: 'inserted' };
-    } catch (err) {
-      const first = firstWriteError(err);
-      if (!first) throw err;
-      if (first.code === DUPLICATE_KEY) return { kind: 'duplicate', index: first.index };
-      return { kind: 'refused', index: first.index, message: first.message };
+    for (let start = 0; start < docs.length; start += INSERT_SLICE) {
+      const slice = docs.slice(start, start + INSERT_SLICE);
+      try {
+        await this.#records.insertMany(slice, { ordered: true });
+      } catch (err) {
+        const first = firstWriteError(err);
+        if (!first) throw err;
+        const index = start + first.index;
+        if (first.code === DUPLICATE_KEY) return { kind: 'duplicate', index };
+        return { kind: 'refused', index, message: first.message };
+      }
     }
+    return { kind: 'inserted' };
   }
 
   /** The last record of a chain according to the records themselves. */
@@ -104,10 +124,20 @@ export class AuditStore {
   /** Which of these record ids are stored already. */
   async existingIds(ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
+    if (ids.length <= FEW_IDS) {
+      const found = await Promise.all(
+        ids.map(async (id) => ((await this.hasRecord(id)) ? id : '')),
+      );
+      return new Set(found.filter((id) => id !== ''));
+    }
     const found = await this.#records
       .find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } })
       .toArray();
     return new Set(found.map((d) => d._id));
+  }
+
+  async hasRecord(id: string): Promise<boolean> {
+    return (await this.#records.findOne({ _id: id }, { projection: { _id: 1 } })) !== null;
   }
 
   async headHint(tenant: string): Promise<ChainHead | undefined> {

@@ -1,12 +1,14 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { consumeEvents } from '@tollgate/kit';
 import type { ConsumerMessages, JsMsg, Logger } from '@tollgate/kit';
-import type { RecordDraft } from '../record.js';
-import type { AuditStore, DeadLetter } from '../store.js';
+import type { AuditStore } from '../store.js';
+import { BatchProgress, storeBatch } from './batch.js';
+import type { BatchSinks, IngestCounts, Prepared } from './batch.js';
 import { IngestMetrics } from './metrics.js';
 import { prepareMessage } from './prepare.js';
-import type { PrepareLimits, Preparation } from './prepare.js';
+import type { PrepareLimits } from './prepare.js';
 import { ChainWriter } from './writer.js';
+import { errInfo } from './batch.js';
 
 /** How the ingest consumer batches, retries and guards against poison messages. */
 export interface IngestSettings extends PrepareLimits {
@@ -31,22 +33,7 @@ export interface IngestDependencies {
   now?: () => Date;
 }
 
-/** Counts since start, for operators and tests. */
-export interface IngestCounts {
-  stored: number;
-  duplicates: number;
-  deadLettered: number;
-}
-
 const MAX_BACKOFF_MS = 5_000;
-
-/** What earlier tries at storing one batch already wrote. */
-interface Written {
-  chains: Set<string>;
-  letters: Set<string>;
-  /** Dead letters for records the store refused (found while writing a chain). */
-  refused: DeadLetter[];
-}
 
 /**
  * Reads the events stream through a durable consumer and appends every event to its tenant's
@@ -58,11 +45,12 @@ interface Written {
 export class AuditIngest {
   readonly #deps: IngestDependencies;
   readonly #settings: IngestSettings;
-  readonly #writer: ChainWriter;
-  readonly #metrics: IngestMetrics;
+  readonly #sinks: BatchSinks;
   readonly #now: () => Date;
   readonly #queue: JsMsg[] = [];
-  #inFlight: JsMsg[] = [];
+  /** Batches taken off the queue and not yet acknowledged. */
+  readonly #held = new Set<JsMsg[]>();
+  #abandoned = false;
   #messages: ConsumerMessages | undefined;
   #stopping = false;
   #wake: (() => void) | undefined;
@@ -74,8 +62,14 @@ export class AuditIngest {
     this.#deps = deps;
     this.#settings = deps.settings;
     this.#now = deps.now ?? (() => new Date());
-    this.#writer = new ChainWriter({ store: deps.store, now: this.#now });
-    this.#metrics = deps.metrics ?? new IngestMetrics();
+    this.#sinks = {
+      writer: new ChainWriter({ store: deps.store, now: this.#now }),
+      store: deps.store,
+      logger: deps.logger,
+      metrics: deps.metrics ?? new IngestMetrics(),
+      counts: this.counts,
+      now: this.#now,
+    };
   }
 
   /** Creates (or updates) the durable consumer and starts ingesting. */
@@ -119,6 +113,7 @@ export class AuditIngest {
           if (this.#queue.length >= this.#settings.batchSize) this.#signal();
           else if (this.#queue.length === 1) this.#signal();
         }
+        if (!this.#stopping) this.#deps.logger.warn('audit consumer ended; re-subscribing');
       } catch (err) {
         this.#deps.logger.error({ err: errInfo(err) }, 'audit consumer failed; re-subscribing');
       }
@@ -128,24 +123,30 @@ export class AuditIngest {
   }
 
   async #writeLoop(): Promise<void> {
-    for (;;) {
+    // Batch n+1 is prepared (decoded, screened, drafted) while batch n is being written; the
+    // writes themselves stay one at a time, in order.
+    let writing: Promise<void> = Promise.resolve();
+    while (!this.#abandoned) {
       if (this.#queue.length === 0) {
-        if (this.#stopping) return;
+        if (this.#stopping) break;
         await this.#waitForSignal();
         continue;
       }
       if (this.#queue.length < this.#settings.batchSize && !this.#stopping) {
         await this.#waitForSignal(this.#settings.lingerMs);
       }
-      this.#inFlight = this.#queue.splice(0, this.#settings.batchSize);
-      await this.#process(this.#inFlight);
-      this.#inFlight = [];
+      const batch = this.#queue.splice(0, this.#settings.batchSize);
+      this.#held.add(batch);
+      const prepared = this.#prepare(batch);
+      await writing;
+      writing = this.#write(prepared).finally(() => this.#held.delete(batch));
     }
+    await writing;
   }
 
-  async #process(batch: JsMsg[]): Promise<void> {
+  #prepare(batch: JsMsg[]): Prepared[] {
     const now = this.#now();
-    const prepared = batch.map((msg) => ({
+    return batch.map((msg) => ({
       msg,
       prep: prepareMessage(
         {
@@ -158,82 +159,50 @@ export class AuditIngest {
         now,
       ),
     }));
-    const done: Written = { chains: new Set(), letters: new Set(), refused: [] };
+  }
+
+  /** Stores a prepared batch, retrying while the store is unavailable, then acknowledges it. */
+  async #write(prepared: Prepared[]): Promise<void> {
+    const progress = new BatchProgress();
     let backoff = 250;
     let paused = false;
     for (;;) {
       try {
-        await this.#store(prepared, done);
+        await storeBatch(prepared, progress, this.#sinks);
         break;
       } catch (err) {
         if (!paused) {
           this.#deps.logger.warn(
-            { err: errInfo(err), held: batch.length + this.#queue.length },
+            { err: errInfo(err), held: this.#heldCount() },
             'audit store unavailable; ingestion paused, nothing acknowledged',
           );
           paused = true;
         }
-        if (this.#stopping) return;
+        if (this.#stopping) {
+          // Left unacknowledged: JetStream redelivers them to the next run.
+          this.#abandoned = true;
+          return;
+        }
         await sleep(backoff);
         backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
       }
     }
-    if (paused)
-      this.#deps.logger.info({ events: batch.length }, 'audit store back; ingestion resumed');
-    for (const msg of batch) msg.ack();
-  }
-
-  /** Writes a batch's records and dead letters, skipping what an earlier try wrote. */
-  async #store(prepared: Array<{ msg: JsMsg; prep: Preparation }>, done: Written): Promise<void> {
-    const byChain = new Map<string, RecordDraft[]>();
-    const letters: DeadLetter[] = [];
-    for (const { prep } of prepared) {
-      if (prep.kind === 'dead') letters.push(prep.letter);
-      else if (!done.chains.has(prep.chain)) {
-        const drafts = byChain.get(prep.chain) ?? [];
-        drafts.push(prep.draft);
-        byChain.set(prep.chain, drafts);
-      }
+    if (paused) {
+      this.#deps.logger.info({ events: prepared.length }, 'audit store back; ingestion resumed');
     }
-    await Promise.all(
-      [...byChain].map(async ([chain, drafts]) => {
-        const result = await this.#writer.append(chain, drafts);
-        done.chains.add(chain);
-        for (const doc of result.stored) this.#metrics.recordStored(doc);
-        this.#metrics.duplicates(result.duplicates.length);
-        this.counts.stored += result.stored.length;
-        this.counts.duplicates += result.duplicates.length;
-        for (const { index, reason } of result.refused) {
-          done.refused.push(refusedLetter(drafts[index]!, reason, prepared, this.#now()));
-        }
-      }),
-    );
-    for (const letter of [...letters, ...done.refused]) {
-      if (done.letters.has(letter._id)) continue;
-      await this.#deps.store.putDeadLetter(letter);
-      done.letters.add(letter._id);
-      this.counts.deadLettered++;
-      this.#metrics.deadLettered();
-      this.#deps.logger.error(
-        {
-          alert: true,
-          reason: letter.reason,
-          subject: letter.subject,
-          stream_sequence: letter.stream_sequence,
-          deliveries: letter.deliveries,
-          tenant: letter.tenant,
-          event_id: letter.event_id,
-          type: letter.type,
-        },
-        'audit event dead-lettered',
-      );
-    }
+    for (const { msg } of prepared) msg.ack();
   }
 
   /** Tells JetStream that every held message is still being worked on. */
   #touchHeld(): void {
-    for (const msg of this.#inFlight) msg.working();
+    for (const batch of this.#held) for (const msg of batch) msg.working();
     for (const msg of this.#queue) msg.working();
+  }
+
+  #heldCount(): number {
+    let count = this.#queue.length;
+    for (const batch of this.#held) count += batch.length;
+    return count;
   }
 
   #signal(): void {
@@ -252,34 +221,6 @@ export class AuditIngest {
       this.#wake = done;
     });
   }
-}
-
-/** A dead letter for a record Mongo refused; the original message is found by event id. */
-function refusedLetter(
-  draft: RecordDraft,
-  reason: string,
-  prepared: Array<{ msg: JsMsg; prep: Preparation }>,
-  now: Date,
-): DeadLetter {
-  const source = prepared.find(
-    (p) => p.prep.kind === 'record' && p.prep.draft._id === draft._id,
-  )!.msg;
-  return {
-    _id: `${source.info.stream}/${source.info.streamSequence}`,
-    received_at: now,
-    subject: source.subject,
-    stream_sequence: source.info.streamSequence,
-    deliveries: source.info.deliveryCount,
-    reason: `the store refused the record: ${reason}`,
-    tenant: draft.tenant,
-    event_id: draft.event_id,
-    type: draft.type,
-    data: Buffer.from(source.data).toString('base64'),
-  };
-}
-
-function errInfo(err: unknown): { name: string; message: string } {
-  return { name: (err as Error)?.name ?? 'Error', message: (err as Error)?.message ?? String(err) };
 }
 
 function sleep(ms: number): Promise<void> {

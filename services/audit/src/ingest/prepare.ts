@@ -23,7 +23,15 @@ export interface PrepareLimits {
 
 /** What to do with one message: record it in a chain, or set it aside as a dead letter. */
 export type Preparation =
-  | { kind: 'record'; chain: string; draft: RecordDraft; redacted: number; truncated: boolean }
+  | {
+      kind: 'record';
+      chain: string;
+      draft: RecordDraft;
+      /** Delivered before: its record may be stored already. */
+      redelivered: boolean;
+      redacted: number;
+      truncated: boolean;
+    }
   | { kind: 'dead'; letter: DeadLetter };
 
 /** Decides, without I/O, what becomes of one message. */
@@ -60,6 +68,7 @@ export function prepareMessage(
       kind: 'record',
       chain: chainOf(event),
       draft: draftRecord(screening.event),
+      redelivered: message.deliveries > 1,
       redacted: screening.redacted,
       truncated: screening.truncated,
     };

@@ -87,30 +87,26 @@ export interface EventScreening {
   truncated: boolean;
 }
 
-/** A copy of the event with every argument object in it screened (the input is unchanged). */
+/**
+ * The event with every argument object in it screened: the event itself when the screen
+ * changed nothing, otherwise a copy (the input is never changed).
+ */
 export function screenEvent(event: EventEnvelope, maxBytes: number): EventScreening {
+  const p = event.payload;
+  const holder =
+    p.case === 'callCompleted' || p.case === 'callDenied'
+      ? p.value
+      : p.case === 'approvalRequested' || p.case === 'approvalDecided'
+        ? p.value.approval
+        : undefined;
+  if (!holder?.arguments) return { event, redacted: 0, truncated: false };
+  const result = screenArguments(holder.arguments, maxBytes);
+  if (result.redacted === 0 && !result.truncated) return { event, redacted: 0, truncated: false };
   const copy = clone(EventEnvelopeSchema, event);
-  let redacted = 0;
-  let truncated = false;
-  const apply = (args: JsonObject | undefined): JsonObject | undefined => {
-    if (args === undefined) return undefined;
-    const result = screenArguments(args, maxBytes);
-    redacted += result.redacted;
-    truncated ||= result.truncated;
-    return result.arguments;
-  };
-  const p = copy.payload;
-  switch (p.case) {
-    case 'callCompleted':
-    case 'callDenied':
-      p.value.arguments = apply(p.value.arguments);
-      break;
-    case 'approvalRequested':
-    case 'approvalDecided':
-      if (p.value.approval) p.value.approval.arguments = apply(p.value.approval.arguments);
-      break;
-    default:
-      break;
+  const c = copy.payload;
+  if (c.case === 'callCompleted' || c.case === 'callDenied') c.value.arguments = result.arguments;
+  else if ((c.case === 'approvalRequested' || c.case === 'approvalDecided') && c.value.approval) {
+    c.value.approval.arguments = result.arguments;
   }
-  return { event: copy, redacted, truncated };
+  return { event: copy, redacted: result.redacted, truncated: result.truncated };
 }

@@ -17,11 +17,11 @@ const MAX_RECOVERIES = 20;
 
 /**
  * Appends records to per-tenant hash chains. One writer per process, one append per chain at a
- * time (the caller's job). The records are the source of truth: the unique index on
- * (tenant, seq) refuses a record placed on a stale head, and the unique `_id` refuses an event
- * stored before — in both cases the writer re-reads the head from the records, drops what is
- * already stored and links the rest again. Nothing but records is needed to recover from a
- * crash at any point.
+ * time (the caller's job). The records are the source of truth: the unique `_id` refuses an
+ * event stored before (it is skipped, the head is unchanged) and the unique index on
+ * (tenant, seq) refuses a record placed on a stale head (the head is re-read from the records,
+ * what is already stored dropped, the rest linked again). Nothing but records is needed to
+ * recover from a crash at any point; two writers racing on a chain cannot fork it.
  */
 export class ChainWriter {
   readonly #store: AuditStore;
@@ -34,12 +34,23 @@ export class ChainWriter {
   }
 
   /**
-   * Appends drafts of one chain, in order. Throws when the store is unavailable; calling
-   * again with the same drafts is safe (what was stored is recognised as duplicates).
+   * Appends drafts of one chain, in order. `suspects` are indexes of drafts that may be stored
+   * already (redelivered messages); they are looked up first, together. Throws when the store
+   * is unavailable; calling again with the same drafts is safe (what was stored is recognised
+   * as duplicates).
    */
-  async append(tenant: string, drafts: readonly RecordDraft[]): Promise<AppendResult> {
+  async append(
+    tenant: string,
+    drafts: readonly RecordDraft[],
+    suspects: ReadonlySet<number> = new Set(),
+  ): Promise<AppendResult> {
     const result: AppendResult = { stored: [], duplicates: [], refused: [] };
     let pending = uniqueInBatch(drafts, result);
+    const suspected = pending.filter((p) => suspects.has(p.index)).map((p) => p.draft._id);
+    if (suspected.length > 0) {
+      const stored = await this.#store.existingIds(suspected);
+      pending = dropStored(pending, stored, result);
+    }
     let head = await this.#head(tenant);
     let recoveries = 0;
     let recovering = false;
@@ -52,9 +63,8 @@ export class ChainWriter {
             );
           }
           head = await this.#store.lastRecordHead(tenant);
-          const existing = await this.#store.existingIds(pending.map((p) => p.draft._id));
-          for (const p of pending) if (existing.has(p.draft._id)) result.duplicates.push(p.index);
-          pending = pending.filter((p) => !existing.has(p.draft._id));
+          const stored = await this.#store.existingIds(pending.map((p) => p.draft._id));
+          pending = dropStored(pending, stored, result);
           recovering = false;
           continue;
         }
@@ -71,7 +81,12 @@ export class ChainWriter {
         if (outcome.kind === 'refused') {
           result.refused.push({ index: pending[written]!.index, reason: outcome.message });
           pending = pending.slice(written + 1);
+        } else if (await this.#store.hasRecord(pending[written]!.draft._id)) {
+          // This event is stored already; the head is right, go on after it.
+          result.duplicates.push(pending[written]!.index);
+          pending = pending.slice(written + 1);
         } else {
+          // The head was stale (a crash, or another writer): find it from the records.
           pending = pending.slice(written);
           recovering = true;
         }
@@ -119,6 +134,15 @@ function uniqueInBatch(drafts: readonly RecordDraft[], result: AppendResult): Pe
     }
   });
   return out;
+}
+
+function dropStored(
+  pending: readonly Pending[],
+  stored: ReadonlySet<string>,
+  result: AppendResult,
+): Pending[] {
+  for (const p of pending) if (stored.has(p.draft._id)) result.duplicates.push(p.index);
+  return pending.filter((p) => !stored.has(p.draft._id));
 }
 
 function headOf(doc: AuditDocument): ChainHead {

@@ -49,7 +49,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { mongoUrl?: string } = {}): Promise<Harness> {
+export async function startHarness(
+  options: { mongoUrl?: string; settings?: Partial<IngestSettings> } = {},
+): Promise<Harness> {
   const nats = await ownNatsServer();
   const nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   await ensureEventStream(nc);

@@ -1,0 +1,99 @@
+import { create } from '@bufbuild/protobuf';
+import { VerifyRequestSchema } from '@tollgate/contracts/audit/v1';
+import { connectMongo } from '@tollgate/kit';
+import type { MongoHandle } from '@tollgate/kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditTrail } from '../src/audit.js';
+import { GENESIS, linkRecords } from '../src/chain/chain.js';
+import { draftRecord } from '../src/ingest/draft.js';
+import { ChainWriter } from '../src/ingest/writer.js';
+import type { AuditDocument } from '../src/record.js';
+import { AuditStore, collections } from '../src/store.js';
+import { callCompleted } from './support/events.js';
+import { sharedMongoUrl } from './support/harness.js';
+import { uniqueName } from './support/servers.js';
+
+let mongo: MongoHandle;
+let store: AuditStore;
+
+beforeAll(async () => {
+  mongo = await connectMongo(`${sharedMongoUrl}/${uniqueName('audit_writer')}`);
+  store = new AuditStore(mongo.db);
+  await store.ensureIndexes();
+});
+
+afterAll(async () => {
+  await mongo?.db.dropDatabase().catch(() => {});
+  await mongo?.close();
+});
+
+const drafts = (tenant: string, n: number) =>
+  Array.from({ length: n }, (_, i) => draftRecord(callCompleted({ tenant, callId: `c-${i}` })));
+const records = () => mongo.db.collection<AuditDocument>(collections.records);
+const verify = (tenant: string) =>
+  new AuditTrail({ store }).verify(tenant, create(VerifyRequestSchema, {}));
+
+describe('audit writer', () => {
+  it('store - an insert that hits a stored record stores exactly the records before it', async () => {
+    const tenant = 'prefix';
+    const docs = linkRecords(GENESIS, drafts(tenant, 500), new Date());
+    await records().insertOne(docs[150]!);
+    expect(await store.insertRecords(docs)).toEqual({ kind: 'duplicate', index: 150 });
+    const stored = await records().find({ tenant }).sort({ seq: 1 }).toArray();
+    expect(stored.map((d) => d.seq)).toEqual([...docs.slice(0, 150).map((d) => d.seq), 151]);
+  });
+
+  it('writer - records already stored in the middle of a batch are skipped and the chain stays whole', async () => {
+    const tenant = 'middle';
+    const all = drafts(tenant, 500);
+    // An earlier run stored the event at index 250 (as its first record) before crashing.
+    const [first] = linkRecords(GENESIS, [all[250]!], new Date());
+    await records().insertOne(first!);
+    await store.saveHeadHint(tenant, { seq: 1, hash: first!.hash });
+    const result = await new ChainWriter({ store }).append(tenant, all);
+    expect(result.duplicates).toEqual([250]);
+    expect(result.stored).toHaveLength(499);
+    expect(await records().countDocuments({ tenant })).toBe(500);
+    expect(await verify(tenant)).toMatchObject({ ok: true, checked: 500n });
+  });
+
+  it('writer - redelivered events are looked up before inserting, in one go', async () => {
+    const tenant = 'suspects';
+    const all = drafts(tenant, 40);
+    await new ChainWriter({ store }).append(tenant, all.slice(0, 20));
+    const outcomes: string[] = [];
+    class WatchedStore extends AuditStore {
+      override async insertRecords(docs: readonly AuditDocument[]) {
+        const outcome = await super.insertRecords(docs);
+        outcomes.push(outcome.kind);
+        return outcome;
+      }
+    }
+    const writer = new ChainWriter({ store: new WatchedStore(mongo.db) });
+    const redelivered = new Set(Array.from({ length: 30 }, (_, i) => i));
+    const result = await writer.append(tenant, all, redelivered);
+    expect(result.duplicates).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(outcomes).toEqual(['inserted']);
+    expect(await verify(tenant)).toMatchObject({ ok: true, checked: 40n });
+  });
+
+  it('writer - a stale or missing head is corrected from the records', async () => {
+    const tenant = 'stale';
+    const all = drafts(tenant, 30);
+    await new ChainWriter({ store }).append(tenant, all.slice(0, 10));
+    await store.saveHeadHint(tenant, { seq: 3, hash: 'stale' });
+    const result = await new ChainWriter({ store }).append(tenant, all);
+    expect(result.duplicates).toEqual(Array.from({ length: 10 }, (_, i) => i));
+    expect(result.stored.map((d) => d.seq)).toEqual(Array.from({ length: 20 }, (_, i) => 11 + i));
+    expect(await verify(tenant)).toMatchObject({ ok: true, checked: 30n });
+  });
+
+  it('writer - two writers racing on one chain never fork it', async () => {
+    const tenant = 'race';
+    const all = drafts(tenant, 400);
+    const [a, b] = [new ChainWriter({ store }), new ChainWriter({ store })];
+    await Promise.all([a.append(tenant, all.slice(0, 250)), b.append(tenant, all.slice(150))]);
+    expect(await records().countDocuments({ tenant })).toBe(400);
+    expect(await verify(tenant)).toMatchObject({ ok: true, checked: 400n });
+  });
+});
