@@ -48,9 +48,9 @@ export async function serviceUp(
   const settings = { ...settingsOf(env), ...trust };
   const record = await readRecord(home.run, name);
   let action: ServiceStatus['action'] = 'started';
-  let changed: string[] | undefined;
+  let restart: Pick<ServiceStatus, 'reason' | 'changed'> = {};
   if (record && isRunning(record.pid, record.entry)) {
-    changed = changedSettings(record.settings, settings);
+    const changed = changedSettings(record.settings, settings);
     const rebuilt = Date.parse(record.startedAt) < builtAt;
     if (record.address === address && record.entry === entry && changed.length === 0 && !rebuilt) {
       await waitServing(
@@ -62,6 +62,10 @@ export async function serviceUp(
       );
       return statusOf(name, address, log, record.pid, record.startedAt, 'already_running');
     }
+    restart =
+      changed.length > 0
+        ? { reason: 'settings', changed }
+        : { reason: rebuilt ? 'rebuilt' : 'address' };
     const why =
       changed.length > 0
         ? `started with other settings (${changed.join(', ')})`
@@ -91,10 +95,7 @@ export async function serviceUp(
     () => exited === undefined && isRunning(pid, entry),
     log,
   );
-  return {
-    ...statusOf(name, address, log, pid, startedAt, action),
-    ...(changed && changed.length > 0 ? { changed } : {}),
-  };
+  return { ...statusOf(name, address, log, pid, startedAt, action), ...restart };
 }
 
 function statusOf(

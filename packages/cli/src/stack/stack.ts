@@ -28,7 +28,12 @@ export interface ServiceStatus {
   log: string;
   /** What `up` did (`up` only): started, restarted, already running, or adopted. */
   action?: 'started' | 'restarted' | 'already_running' | 'external';
-  /** Why it was restarted: the settings that changed. */
+  /**
+   * Why it was restarted: its `TOLLGATE_*` settings (or the issuer key it trusts) changed, it
+   * (or a package it uses) was rebuilt since it started, or its address changed.
+   */
+  reason?: 'settings' | 'rebuilt' | 'address';
+  /** With reason `settings`: which ones. */
   changed?: string[];
 }
 
