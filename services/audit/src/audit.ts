@@ -131,15 +131,20 @@ export class AuditTrail {
     if (from > 1) {
       const raw = await this.#store.recordAt(tenant, from - 1);
       if (raw === null) {
-        throw invalidField(
-          'from_sequence',
-          'beyond the end of the chain',
-          'at most the last sequence + 1',
-          String(from),
-        );
+        const last = await this.#store.lastRecordHead(tenant);
+        if (from - 1 > last.seq) {
+          throw invalidField(
+            'from_sequence',
+            'beyond the end of the chain',
+            `at most ${last.seq + 1}`,
+            String(from),
+          );
+        }
+        walk.fail(from - 1, `record ${from - 1} is missing`);
+      } else {
+        const before = checked(raw, walk);
+        if (before) walk.restart({ seq: before.seq, hash: before.hash });
       }
-      const before = checked(raw, walk);
-      if (before) walk.restart({ seq: before.seq, hash: before.hash });
     }
     if (!walk.broken) {
       for await (const raw of this.#store.chainDocuments(tenant, from, to)) {

@@ -346,6 +346,11 @@ describe('audit api', () => {
       code: RpcStatus.INVALID_ARGUMENT,
       path: 'window_seconds',
     });
+    expect(await refusal(asA.verify({ fromSequence: 40n }))).toMatchObject({
+      code: RpcStatus.INVALID_ARGUMENT,
+      path: 'from_sequence',
+      message: 'from_sequence: beyond the end of the chain',
+    });
     expect(await refusal(asA.verify({ fromSequence: 9n, toSequence: 3n }))).toMatchObject({
       code: RpcStatus.INVALID_ARGUMENT,
       path: 'to_sequence',

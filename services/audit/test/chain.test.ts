@@ -90,6 +90,12 @@ describe('chain', () => {
     });
   });
 
+  it('chain - a sequence stored twice is reported', () => {
+    const docs = chainOf(3);
+    docs.splice(2, 0, { ...docs[1]!, _id: 'another' });
+    expect(walk(docs).broken).toEqual({ seq: 2, reason: 'sequence 2 is stored more than once' });
+  });
+
   it('chain - linking continues from a head', () => {
     const first = chainOf(2);
     const head = { seq: 2, hash: first[1]!.hash };

@@ -182,5 +182,11 @@ describe('audit ingest', () => {
       firstBrokenSequence: 2n,
       reason: 'record 2 is missing (next stored is 3)',
     });
+    expect(
+      await h.trail.verify(tenant, create(VerifyRequestSchema, { fromSequence: 3n })),
+    ).toMatchObject({ ok: false, firstBrokenSequence: 2n, reason: 'record 2 is missing' });
+    expect(
+      await h.trail.verify(tenant, create(VerifyRequestSchema, { fromSequence: 4n })),
+    ).toMatchObject({ ok: true, checked: 5n });
   });
 });

@@ -69,7 +69,10 @@ export class ChainWalk {
   next(doc: AuditDocument): ChainBreak | undefined {
     if (this.#broken) return this.#broken;
     const expected = this.#head.seq + 1;
-    if (doc.seq !== expected) {
+    if (doc.seq < expected) {
+      return this.#fail(doc.seq, `sequence ${doc.seq} is stored more than once`);
+    }
+    if (doc.seq > expected) {
       return this.#fail(expected, `record ${expected} is missing (next stored is ${doc.seq})`);
     }
     if (doc.prev_hash !== this.#head.hash) {
