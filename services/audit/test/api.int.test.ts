@@ -28,6 +28,7 @@ let nats: OwnedServer;
 let nc: NatsConnection;
 let audit: AuditProcess;
 let dbUrl: string;
+let issuer: Awaited<ReturnType<typeof testIssuer>>;
 let asA: RpcClient<typeof AuditService>;
 let asB: RpcClient<typeof AuditService>;
 let anonymous: RpcClient<typeof AuditService>;
@@ -54,7 +55,7 @@ beforeAll(async () => {
   nc = await connect({ servers: nats.url });
   await ensureEventStream(nc);
   dbUrl = `${sharedMongoUrl}/${uniqueName('audit_api')}`;
-  const issuer = await testIssuer();
+  issuer = await testIssuer();
   audit = await startAuditProcess({
     TOLLGATE_NATS_URL: nats.url,
     TOLLGATE_MONGO_URL: dbUrl,
@@ -134,6 +135,7 @@ afterAll(async () => {
     .catch(() => {});
   await client.close();
   await nats?.dispose();
+  await issuer?.dispose();
 });
 
 describe('audit api', () => {

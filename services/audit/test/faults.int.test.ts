@@ -86,6 +86,7 @@ describe('audit faults', () => {
       }
     } finally {
       await nc.close();
+      await issuer.dispose();
       await mongo
         .db()
         .dropDatabase()

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,13 +79,16 @@ export async function testIssuer(): Promise<{
   file: string;
   keys: IssuerKeys;
   token(tenant: string, agent?: string): Promise<string>;
+  dispose(): Promise<void>;
 }> {
   const keys = await generateIssuerKeys('audit-test');
-  const file = join(await mkdtemp(join(tmpdir(), 'audit-issuer-')), 'issuer.json');
+  const dir = await mkdtemp(join(tmpdir(), 'audit-issuer-'));
+  const file = join(dir, 'issuer.json');
   await writeFile(file, JSON.stringify(keys));
   return {
     file,
     keys,
+    dispose: () => rm(dir, { recursive: true, force: true }),
     token: (tenant, agent = 'auditor') =>
       issuePrincipalToken(keys, { tenant, agent, environment: 'prod' }),
   };
