@@ -164,3 +164,5 @@ export {
 export type { IssuerKeys, Principal, TrustedIssuer } from './auth/token.js';
 export { parsePublishedResource } from './descriptor/published.js';
 export type { PublishedResource } from './descriptor/published.js';
+export { diffDocuments } from './descriptor/diff.js';
+export type { DiffEntry } from './descriptor/diff.js';
