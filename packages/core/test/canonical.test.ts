@@ -38,3 +38,20 @@ describe('canonical JSON', () => {
     );
   });
 });
+
+describe('canonical JSON - stability', () => {
+  it('canonical - a golden vector pins the encoding stored hashes (audit chain, descriptors) depend on', () => {
+    const value = {
+      z: [3, { b: 'é', a: null }],
+      a: { when: new Date(Date.UTC(2026, 0, 2)) },
+      n: -0.5,
+      s: '"\n',
+    };
+    expect(canonicalJson(value)).toBe(
+      '{"a":{"when":"2026-01-02T00:00:00.000Z"},"n":-0.5,"s":"\\"\\n","z":[3,{"a":null,"b":"é"}]}',
+    );
+    expect(canonicalHash(value)).toBe(
+      '028124eb9af803de9284e6869e4fee5401d16c6a18ac6f07adee60ba9bfe064b',
+    );
+  });
+});
