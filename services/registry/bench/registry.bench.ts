@@ -38,7 +38,6 @@ import {
   COLLECTIONS,
   projectionValue,
   registerRegistryApi,
-  resourceId,
   startRegistry,
   toVersionDocument,
   validResource,
@@ -207,7 +206,7 @@ out(`apply→KV, 20 resources stored:      ${stats(before.propagation)}`);
 out(`apply RPC, 20 resources stored:     ${stats(before.rpc)}`);
 out(`  (load average ${load()})`);
 
-// 2. Import RESOURCES resources in one tenant and environment as a restore would (heads, rows
+// 2. Import RESOURCES resources in one tenant and environment as a restore would (version rows
 // and KV entries in bulk: applying them one by one through FerretDB takes far longer than
 // what is measured here), then start a fresh registry on them and List.
 const big: Principal = { tenant: `bench-b-${run}`, agent: 'operator', environment: 'prod' };
@@ -233,9 +232,6 @@ const records: VersionRecord[] = names.map((name, i) => {
 for (let i = 0; i < records.length; i += 500) {
   const batch = records.slice(i, i + 500);
   await mongo.db
-    .collection(COLLECTIONS.heads)
-    .insertMany(batch.map((r) => toVersionDocument(resourceId(r), r)) as never[]);
-  await mongo.db
     .collection(COLLECTIONS.versions)
     .insertMany(batch.map((r) => toVersionDocument(versionId(r, 1), r)) as never[]);
 }
@@ -249,13 +245,11 @@ const fresh = await startRegistry(options);
 const coldMs = performance.now() - coldStarted;
 const repair = await fresh.reconciler.runOnce();
 out(
-  `cold start on ${RESOURCES + smallNames.length} resources (catalog load with crash catch-up): ${coldMs.toFixed(0)} ms; repaired ${repair.repaired}`,
+  `cold start on ${RESOURCES + smallNames.length} resources (catalog load): ${coldMs.toFixed(0)} ms; repaired ${repair.repaired}`,
 );
 const passStarted = performance.now();
 await fresh.reconciler.runOnce();
-out(
-  `periodic reconcile pass (heads vs bucket, no probing): ${(performance.now() - passStarted).toFixed(0)} ms`,
-);
+out(`periodic reconcile pass: ${(performance.now() - passStarted).toFixed(0)} ms`);
 const second = await serve(fresh);
 
 const metadata = {

@@ -55,8 +55,8 @@ export class Projector {
    * and whether the entry had to be written.
    *
    * `known` is a version known to be committed (the one a change just made). Versions only
-   * grow, so an entry already at or past it needs nothing, and an older live entry can be
-   * replaced by it without reading the store; an absent, deleted or unreadable entry (which
+   * grow, so an entry already at or past it needs nothing (unless it holds that version with
+   * another hash), and an older live entry can be replaced by it without reading the store; an absent, deleted or unreadable entry (which
    * might be a newer deletion) is settled by reading the store. Without `known` the store's
    * current version is read after the entry, so whatever is written is at least as new as
    * what the entry held. Writes are compare-and-sets on the entry's revision, retried when
@@ -71,7 +71,7 @@ export class Projector {
       const entry = await this.#kv.get(key);
       const live = entry !== null && entry.operation === 'PUT';
       const held = live ? stateOf(entry.value) : undefined;
-      if (known !== undefined && held !== undefined && held.version >= known.version) {
+      if (known !== undefined && held !== undefined && isNewer(held, known)) {
         return { written: false, head: known };
       }
       const head =
@@ -139,6 +139,13 @@ export function changeEventId(ref: ResourceRef & { version: number }): string {
     .digest('hex');
   const variant = ((parseInt(hex.slice(16, 17), 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Whether an entry already holds `known` or a later version (same version, other hash: tampered). */
+function isNewer(held: { version: number; hash: string }, known: VersionRecord): boolean {
+  return (
+    held.version > known.version || (held.version === known.version && held.hash === known.hash)
+  );
 }
 
 /** JetStream refused a write because the entry moved since it was read. */

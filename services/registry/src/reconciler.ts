@@ -4,10 +4,9 @@ import type { Catalog } from './catalog.js';
 import { recordOf, stateOf } from './projection-value.js';
 import { desiredState, sameState } from './projector.js';
 import type { ProjectedState, Projector } from './projector.js';
-import type { VersionRecord } from './records.js';
 import { resourceId } from './scope.js';
 import type { ResourceRef } from './scope.js';
-import type { ResourceStore } from './store.js';
+import type { ResourceStore, VersionKey } from './store.js';
 
 /** Mirror value of an entry that is not a PublishedResource: never equal to a wanted state. */
 const UNREADABLE: ProjectedState = { version: 0, hash: '' };
@@ -37,9 +36,9 @@ export interface ReconcilerOptions {
 /**
  * Keeps the KV projection and the catalog converged on the store. It watches the bucket, which
  * mirrors what every registry instance projected, and the catalog takes each new version from
- * it (so other instances' changes reach this instance's List). Each pass loads every head from
- * the store, then re-projects every resource whose KV entry is missing, stale, or should be
- * gone, announcing the versions it had to project. Passes run at start-up and every
+ * it (so other instances' changes reach this instance's List). Each pass brings the catalog up
+ * to the store's newest versions, then re-projects every resource whose KV entry is missing,
+ * stale, or should be gone, announcing the versions it had to project. Passes run at start-up and every
  * `intervalMs`, so a projection lost to a NATS outage or a crash after the store write
  * converges.
  */
@@ -49,6 +48,8 @@ export class Reconciler {
   readonly #mirror = new Map<string, ProjectedState>();
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #refreshing = new Set<string>();
+  /** Changes seen before the catalog was loaded that need a read of the store. */
+  readonly #deferred = new Set<ResourceRef>();
   #watch: BucketWatch | undefined;
   #timer: NodeJS.Timeout | undefined;
   #pass: Promise<ReconcileReport> | undefined;
@@ -66,22 +67,17 @@ export class Reconciler {
       this.#o.logger,
     );
     await this.#watch.ready;
-    const heads = await this.#load(true);
-    this.#background(this.#exclusive(() => this.#repair(heads)));
+    const newest = await this.#load();
+    this.#background(this.#exclusive(() => this.#repair(newest)));
     if (this.#o.intervalMs > 0) {
       this.#timer = setInterval(() => this.#background(this.runOnce()), this.#o.intervalMs);
       this.#timer.unref();
     }
   }
 
-  /**
-   * One pass: reload the catalog from the store's heads and repair the projection. `catchUp`
-   * also finds heads a crash left behind their newest version (start-up does it; it reads the
-   * keys of every version); without it a head behind its KV entry is still caught, through
-   * the bucket watch.
-   */
-  runOnce(options: { catchUp?: boolean } = {}): Promise<ReconcileReport> {
-    return this.#exclusive(async () => this.#repair(await this.#load(options.catchUp ?? false)));
+  /** One pass: bring the catalog up to the store's newest versions and repair the projection. */
+  runOnce(): Promise<ReconcileReport> {
+    return this.#exclusive(async () => this.#repair(await this.#load()));
   }
 
   async stop(): Promise<void> {
@@ -95,36 +91,42 @@ export class Reconciler {
     return this.#pass;
   }
 
-  async #load(catchUp: boolean): Promise<VersionRecord[]> {
-    const heads = await this.#o.store.allHeads(catchUp);
-    for (const head of heads) this.#o.catalog.put(head);
+  /**
+   * The catalog already holds what the bucket showed; the store's newest version of every
+   * resource (one pass over the versions' keys) says which it lacks or holds an older version
+   * of (deleted resources, changes whose projection was lost), and those are read.
+   */
+  async #load(): Promise<Map<string, VersionKey>> {
+    const newest = await this.#o.store.newestVersions();
+    const behind = [...newest.values()].filter(
+      (key) => (this.#o.catalog.get(resourceId(key))?.version ?? 0) < key.version,
+    );
+    for (const record of await this.#o.store.fetch(behind)) this.#o.catalog.put(record);
     this.#loaded = true;
-    // Changes seen while loading that the load itself missed.
-    for (const [key, state] of this.#mirror) {
-      const ref = refOfKey(key);
-      const held = ref && this.#o.catalog.get(resourceId(ref));
-      if (ref && state && (held === undefined || held.version < state.version)) this.#refresh(ref);
-    }
-    return heads;
+    for (const ref of this.#deferred) this.#refresh(ref);
+    this.#deferred.clear();
+    return newest;
   }
 
-  async #repair(heads: VersionRecord[]): Promise<ReconcileReport> {
+  async #repair(newest: Map<string, VersionKey>): Promise<ReconcileReport> {
     const backed = new Set<string>();
     const stale: ResourceRef[] = [];
-    for (const head of heads) {
-      const key = resourceKey(head.tenant, head.environment, head.name);
-      backed.add(key);
-      if (!sameState(this.#mirror.get(key), desiredState(head))) stale.push(head);
+    for (const key of newest.values()) {
+      const kvKey = resourceKey(key.tenant, key.environment, key.name);
+      backed.add(kvKey);
+      const held = this.#o.catalog.get(resourceId(key));
+      if (!sameState(this.#mirror.get(kvKey), desiredState(held))) stale.push(key);
     }
-    for (const key of this.#mirror.keys()) {
-      const ref = refOfKey(key);
-      if (!backed.has(key) && ref !== undefined) stale.push(ref);
+    for (const kvKey of this.#mirror.keys()) {
+      const ref = refOfKey(kvKey);
+      if (!backed.has(kvKey) && ref !== undefined) stale.push(ref);
     }
     let repaired = 0;
     let failed = 0;
     await pool(stale, this.#o.concurrency ?? 8, async (ref) => {
       try {
-        const { written, head } = await this.#o.projector.project(ref);
+        const known = this.#o.catalog.get(resourceId(ref));
+        const { written, head } = await this.#o.projector.project(ref, known);
         if (!written) return;
         repaired += 1;
         if (head !== undefined) await this.#o.projector.announce(head);
@@ -138,11 +140,11 @@ export class Reconciler {
     });
     if (repaired > 0 || failed > 0) {
       this.#o.logger.warn(
-        { repaired, failed, resources: heads.length },
+        { repaired, failed, resources: newest.size },
         'reconciler repaired the resource projection',
       );
     }
-    return { resources: heads.length, repaired, failed };
+    return { resources: newest.size, repaired, failed };
   }
 
   /**
@@ -161,9 +163,10 @@ export class Reconciler {
       this.#o.catalog.put(record);
       return;
     }
-    if (!this.#loaded) return;
     const held = this.#o.catalog.get(resourceId(ref));
-    if (value !== undefined || held?.deleted !== true) this.#refresh(ref);
+    if (value === undefined && held?.deleted === true) return;
+    if (this.#loaded) this.#refresh(ref);
+    else this.#deferred.add(ref);
   }
 
   /** Re-reads one head into the catalog (a change made by another instance). */
@@ -173,7 +176,7 @@ export class Reconciler {
     this.#refreshing.add(id);
     this.#background(
       this.#o.store
-        .current(ref)
+        .current(ref, this.#o.catalog.get(id))
         .then((current) => {
           if (current !== undefined) this.#o.catalog.put(current);
         })

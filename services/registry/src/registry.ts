@@ -296,7 +296,7 @@ export class Registry {
     const diff = diffDocuments(asJson(latest?.descriptor), asJson(next.descriptor));
     const outcome = { record: next, unchanged: false, diff };
     if (options.dryRun === true) return { committed: false, outcome };
-    if (!(await this.#store.commit(latest, next))) return 'lost';
+    if (!(await this.#store.commit(next))) return 'lost';
     this.#catalog.put(next);
     await this.#changes.changed(next);
     return { committed: true, outcome };

@@ -42,7 +42,7 @@ export interface RegistryParts {
  */
 export async function startRegistry(options: RegistryServiceOptions): Promise<RegistryParts> {
   const { db, nc, logger } = options;
-  const store = new ResourceStore(db, logger);
+  const store = new ResourceStore(db);
   const draftStore = new DraftStore(db);
   await store.ensureIndexes();
   await draftStore.ensureIndexes();
@@ -74,9 +74,5 @@ export async function startRegistry(options: RegistryServiceOptions): Promise<Re
     intervalMs: options.reconcileIntervalMs,
   });
   await reconciler.start();
-  const stop = async (): Promise<void> => {
-    await reconciler.stop();
-    await store.flush();
-  };
-  return { registry, drafts, reconciler, projector, store, kv, stop };
+  return { registry, drafts, reconciler, projector, store, kv, stop: () => reconciler.stop() };
 }

@@ -35,11 +35,11 @@ async function failure(call: Promise<unknown>): Promise<RpcError> {
   throw new Error('expected the call to fail');
 }
 
-/** Everything stored for a tenant: resources, versions, drafts (decisions need one) and KV entries. */
+/** Everything stored for a tenant: versions, drafts (decisions need one) and KV entries. */
 async function storedFor(tenant: string): Promise<number> {
   const db = h.mongo.db;
   const counts = await Promise.all(
-    [COLLECTIONS.heads, COLLECTIONS.versions, 'resource_drafts'].map((c) =>
+    [COLLECTIONS.versions, 'resource_drafts'].map((c) =>
       db.collection(c).countDocuments({ tenant }),
     ),
   );

@@ -188,7 +188,7 @@ describe('projection', () => {
     await eventually(() => eventsOf(tenant).find((e) => e?.version === 1), 10_000);
   });
 
-  it('projection - at start-up a head a crash left behind is caught up, listed and projected', async () => {
+  it('projection - at start-up a version whose projection was lost (its instance died) is listed and projected', async () => {
     const tenant = uniqueTenant();
     const { record } = await h.parts.registry.apply(
       operator(tenant),
