@@ -20,7 +20,7 @@ import {
 } from './revisions.js';
 import { listScope, useScope, writeOwner } from './scope.js';
 import { capabilityDoc, readCapability } from './capability-docs.js';
-import { findPage, isDuplicateKey } from './store.js';
+import { claimTransition, findPage, isDuplicateKey } from './store.js';
 import type { StoredDocument } from './store.js';
 import type {
   Actor,
@@ -48,6 +48,8 @@ export interface CapabilitySpec<C> {
 
 export interface CapabilityDeps {
   collection: Collection<StoredDocument>;
+  /** Arbitrates version transitions (see `claimTransition`). */
+  claims: Collection<StoredDocument>;
   announcer: Announcer;
   clock: () => Date;
 }
@@ -276,6 +278,9 @@ export class CapabilityBook<C> {
       const next = apply(current);
       const doc = capabilityDoc(this.#spec, { ...next.capability, version: current.version + 1 });
       const { _id: _ignored, ...fields } = doc;
+      if (!(await claimTransition(this.#deps.claims, id, current.version, this.#deps.clock()))) {
+        continue;
+      }
       const written = await this.#deps.collection.findOneAndUpdate(
         { _id: id, version: current.version },
         { $set: fields },

@@ -56,10 +56,16 @@ export class Memory {
     this.preferences = new PreferenceBook({ store, announcer, clock, settings });
     this.savedQueries = new CapabilityBook(savedQuerySpec, {
       collection: store.savedQueries,
+      claims: store.claims,
       announcer,
       clock,
     });
-    this.skills = new CapabilityBook(skillSpec, { collection: store.skills, announcer, clock });
+    this.skills = new CapabilityBook(skillSpec, {
+      collection: store.skills,
+      claims: store.claims,
+      announcer,
+      clock,
+    });
     this.candidates = new CandidateBook({
       store,
       announcer,

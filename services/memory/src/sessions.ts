@@ -9,7 +9,7 @@ import type { Principal } from '@tollgate/core';
 import type { Announcer } from './announce.js';
 import { actorOf } from './review.js';
 import { redactSecrets } from './secret-screen.js';
-import { isDuplicateKey, ownedId } from './store.js';
+import { claimTransition, isDuplicateKey, ownedId } from './store.js';
 import type { MemoryStore, StoredDocument } from './store.js';
 import { StoredDoc } from './stored.js';
 import type { JsonObject, Owner } from './types.js';
@@ -111,11 +111,13 @@ export class SessionBook {
               updatedAt: now,
               expiresAt,
             })
-          : await this.#deps.store.sessions.findOneAndUpdate(
-              { _id: id, version: stored },
-              { $set: { version: stored + 1, stateJson, updatedAt: now, expiresAt } },
-              { returnDocument: 'after' },
-            );
+          : !(await claimTransition(this.#deps.store.claims, id, stored, now))
+            ? null
+            : await this.#deps.store.sessions.findOneAndUpdate(
+                { _id: id, version: stored },
+                { $set: { version: stored + 1, stateJson, updatedAt: now, expiresAt } },
+                { returnDocument: 'after' },
+              );
       if (written === null) continue;
       const session = readSession(written);
       await this.#deps.announcer.announce({
@@ -137,8 +139,11 @@ export class SessionBook {
 
   /** Deletes expired snapshots; returns how many. */
   async sweep(): Promise<number> {
+    const now = this.#deps.clock();
+    // Claims of settled transitions are never consulted again once their version has moved on.
+    await this.#deps.store.claims.deleteMany({ at: { $lt: new Date(now.getTime() - 3_600_000) } });
     const result = await this.#deps.store.sessions.deleteMany({
-      expiresAt: { $lte: this.#deps.clock() },
+      expiresAt: { $lte: now },
     });
     return result.deletedCount;
   }

@@ -27,6 +27,8 @@ export interface MemoryStore {
   signals: Collection<StoredDocument>;
   /** memory.written events not yet stored by JetStream. */
   outbox: Collection<StoredDocument>;
+  /** One document per version transition (`<id>#<from>`): see `claimTransition`. */
+  claims: Collection<StoredDocument>;
 }
 
 const OWNER = { tenant: 1, agent: 1, user: 1 } as const;
@@ -44,6 +46,7 @@ export async function openStore(db: Db): Promise<MemoryStore> {
     skills: col('memory_skills'),
     signals: col('memory_signals'),
     outbox: col('memory_outbox'),
+    claims: col('memory_version_claims'),
   };
   await ensureIndexes(db, {
     memory_preferences: [
@@ -81,6 +84,41 @@ export function ownedId(owner: Owner, ...key: string[]): string {
     .update(JSON.stringify([owner.tenant, owner.agent, owner.user, ...key]))
     .digest('hex')
     .slice(0, 40);
+}
+
+/** How long a claim may stand without its update landing before it counts as abandoned. */
+const ABANDONED_CLAIM_MS = 15_000;
+
+/**
+ * Claims the right to move document `id` from version `from` to `from + 1`. FerretDB's
+ * `findOneAndUpdate({ version: from })` is not an atomic compare-and-set (two writers can both
+ * match), so the transition is arbitrated by an insert on a unique `_id` first: exactly one
+ * writer wins each transition and only it updates. A claim left by a writer that died before
+ * its update is taken over once it is older than ABANDONED_CLAIM_MS.
+ */
+export async function claimTransition(
+  claims: Collection<StoredDocument>,
+  id: string,
+  from: number,
+  now: Date,
+): Promise<boolean> {
+  const _id = `${id}#${from}`;
+  try {
+    await claims.insertOne({ _id, at: now });
+    return true;
+  } catch (err) {
+    if (!isDuplicateKey(err)) throw err;
+  }
+  const stale = new Date(now.getTime() - ABANDONED_CLAIM_MS);
+  const taken = await claims.deleteOne({ _id, at: { $lt: stale } });
+  if (taken.deletedCount !== 1) return false;
+  try {
+    await claims.insertOne({ _id, at: now });
+    return true;
+  } catch (err) {
+    if (isDuplicateKey(err)) return false;
+    throw err;
+  }
 }
 
 /** True for a duplicate-key error (unique index violation). */
