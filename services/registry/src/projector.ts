@@ -20,11 +20,11 @@ const CHANGE: Record<VersionRecord['change'], ResourceChange> = {
 /** What the KV entry of a resource holds: a live version, or nothing (absent or deleted). */
 export type ProjectedState = { version: number; hash: string } | undefined;
 
-/** The state the KV entry of `head` should be in. */
-export function desiredState(head: VersionRecord | undefined): ProjectedState {
-  return head === undefined || head.deleted
+/** The state the KV entry of `current` should be in. */
+export function desiredState(current: VersionRecord | undefined): ProjectedState {
+  return current === undefined || current.deleted
     ? undefined
-    : { version: head.version, hash: head.hash };
+    : { version: current.version, hash: current.hash };
 }
 
 export function sameState(a: ProjectedState, b: ProjectedState): boolean {
@@ -65,28 +65,28 @@ export class Projector {
   async project(
     ref: ResourceRef,
     known?: VersionRecord,
-  ): Promise<{ written: boolean; head: VersionRecord | undefined }> {
+  ): Promise<{ written: boolean; current: VersionRecord | undefined }> {
     const key = resourceKey(ref.tenant, ref.environment, ref.name);
     for (let attempt = 1; ; attempt++) {
       const entry = await this.#kv.get(key);
       const live = entry !== null && entry.operation === 'PUT';
       const held = live ? stateOf(entry.value) : undefined;
       if (known !== undefined && held !== undefined && isNewer(held, known)) {
-        return { written: false, head: known };
+        return { written: false, current: known };
       }
-      const head =
+      const current =
         known !== undefined && held !== undefined ? known : await this.#store.current(ref, known);
-      const wanted = desiredState(head);
-      if (live && held !== undefined && sameState(held, wanted)) return { written: false, head };
-      if (!live && wanted === undefined) return { written: false, head };
+      const wanted = desiredState(current);
+      if (live && held !== undefined && sameState(held, wanted)) return { written: false, current };
+      if (!live && wanted === undefined) return { written: false, current };
       try {
-        if (head !== undefined && wanted !== undefined) {
-          const value = JSON.stringify(projectionValue(head));
+        if (current !== undefined && wanted !== undefined) {
+          const value = JSON.stringify(projectionValue(current));
           await this.#kv.put(key, value, { previousSeq: entry?.revision ?? 0 });
         } else {
           await this.#kv.delete(key, { previousSeq: (entry as { revision: number }).revision });
         }
-        return { written: true, head };
+        return { written: true, current };
       } catch (err) {
         if (!isWrongLastSequence(err) || attempt >= MAX_ATTEMPTS) throw err;
       }
@@ -118,17 +118,6 @@ export class Projector {
       changeEventId(record),
     );
     await publishEnvelope(this.#events, event);
-  }
-
-  /** Removes a KV entry no resource backs (e.g. its head was removed from the store by hand). */
-  async removeOrphan(key: string): Promise<void> {
-    const entry = await this.#kv.get(key);
-    if (entry === null || entry.operation !== 'PUT') return;
-    try {
-      await this.#kv.delete(key, { previousSeq: entry.revision });
-    } catch (err) {
-      if (!isWrongLastSequence(err)) throw err;
-    }
   }
 }
 

@@ -126,10 +126,10 @@ export class Reconciler {
     await pool(stale, this.#o.concurrency ?? 8, async (ref) => {
       try {
         const known = this.#o.catalog.get(resourceId(ref));
-        const { written, head } = await this.#o.projector.project(ref, known);
+        const { written, current } = await this.#o.projector.project(ref, known);
         if (!written) return;
         repaired += 1;
-        if (head !== undefined) await this.#o.projector.announce(head);
+        if (current !== undefined) await this.#o.projector.announce(current);
       } catch (err) {
         failed += 1;
         this.#o.logger.error(
@@ -169,7 +169,7 @@ export class Reconciler {
     else this.#deferred.add(ref);
   }
 
-  /** Re-reads one head into the catalog (a change made by another instance). */
+  /** Re-reads one resource's current version into the catalog. */
   #refresh(ref: ResourceRef): void {
     const id = resourceId(ref);
     if (this.#refreshing.has(id)) return;

@@ -119,8 +119,9 @@ export class Registry {
     const descriptor = validResource(input);
     const ref = refOfDescriptor(principal, descriptor);
     const hash = descriptorHash(descriptor);
-    const outcome = await this.#change(principal, ref, options, (head): Plan => {
-      if (head !== undefined && !head.deleted && head.hash === hash) return { unchanged: head };
+    const outcome = await this.#change(principal, ref, options, (latest): Plan => {
+      if (latest !== undefined && !latest.deleted && latest.hash === hash)
+        return { unchanged: latest };
       return { next: { descriptor, hash, change: 'applied', deleted: false, rolledBackFrom: 0 } };
     });
     return { ...outcome, warnings: applyWarnings(descriptor) };
@@ -132,14 +133,14 @@ export class Registry {
     query: ResourceQuery & { version: number },
   ): Promise<VersionRecord> {
     const ref = refOf(principal, query);
-    const head = await this.#current(ref);
-    if (head === undefined) throw resourceNotFound(ref);
+    const latest = await this.#current(ref);
+    if (latest === undefined) throw resourceNotFound(ref);
     if (query.version === 0) {
-      if (head.deleted) throw resourceDeleted(ref, head.version);
-      return head;
+      if (latest.deleted) throw resourceDeleted(ref, latest.version);
+      return latest;
     }
     const record = await this.#store.version(ref, query.version);
-    if (record === undefined) throw versionNotFound(ref, query.version, head.version);
+    if (record === undefined) throw versionNotFound(ref, query.version, latest.version);
     return record;
   }
 
@@ -170,11 +171,11 @@ export class Registry {
   /** Every version of one resource, newest first. */
   async history(principal: Principal, query: HistoryQuery): Promise<Page> {
     const ref = refOf(principal, query);
-    const head = await this.#current(ref);
-    if (head === undefined) throw resourceNotFound(ref);
+    const latest = await this.#current(ref);
+    if (latest === undefined) throw resourceNotFound(ref);
     const bound = { history: resourceId(ref) };
-    const before = decodePageToken(query.pageToken, bound, 'number') ?? head.version + 1;
-    const top = Math.min(before - 1, head.version);
+    const before = decodePageToken(query.pageToken, bound, 'number') ?? latest.version + 1;
+    const top = Math.min(before - 1, latest.version);
     const last = Math.max(1, top - query.pageSize + 1);
     const records = top < 1 ? [] : await this.#store.versions(ref, top, last);
     return {
@@ -189,13 +190,14 @@ export class Registry {
     query: ResourceQuery & { toVersion: number; expectedVersion?: number | undefined },
   ): Promise<ChangeOutcome> {
     const ref = refOf(principal, query);
-    const outcome = await this.#change(principal, ref, query, async (head): Promise<Plan> => {
-      if (head === undefined) throw resourceNotFound(ref);
-      if (query.toVersion > head.version) throw versionNotFound(ref, query.toVersion, head.version);
+    const outcome = await this.#change(principal, ref, query, async (latest): Promise<Plan> => {
+      if (latest === undefined) throw resourceNotFound(ref);
+      if (query.toVersion > latest.version)
+        throw versionNotFound(ref, query.toVersion, latest.version);
       const target = await this.#store.version(ref, query.toVersion);
-      if (target === undefined) throw versionNotFound(ref, query.toVersion, head.version);
+      if (target === undefined) throw versionNotFound(ref, query.toVersion, latest.version);
       if (target.deleted) throw rollbackToDeletion(ref, query.toVersion);
-      if (query.toVersion === head.version) throw alreadyCurrent(ref, query.toVersion);
+      if (query.toVersion === latest.version) throw alreadyCurrent(ref, query.toVersion);
       const { descriptor, hash } = target;
       return {
         next: {
@@ -216,16 +218,16 @@ export class Registry {
     query: ResourceQuery & { expectedVersion?: number | undefined },
   ): Promise<VersionRecord> {
     const ref = refOf(principal, query);
-    const outcome = await this.#change(principal, ref, query, (head): Plan => {
-      if (head === undefined) throw resourceNotFound(ref);
-      if (head.deleted) throw resourceDeleted(ref, head.version);
-      const { descriptor, hash } = head;
+    const outcome = await this.#change(principal, ref, query, (latest): Plan => {
+      if (latest === undefined) throw resourceNotFound(ref);
+      if (latest.deleted) throw resourceDeleted(ref, latest.version);
+      const { descriptor, hash } = latest;
       return { next: { descriptor, hash, change: 'deleted', deleted: true, rolledBackFrom: 0 } };
     });
     return outcome.record;
   }
 
-  /** The store's current version, probed from the catalog's (which saves reading the head). */
+  /** The store's current version, probed from the one the catalog holds. */
   #current(ref: ResourceRef): Promise<VersionRecord | undefined> {
     return this.#store.current(ref, this.#catalog.get(resourceId(ref)));
   }
