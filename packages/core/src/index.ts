@@ -129,6 +129,7 @@ export { synthesizeTools, toolName, toolVersionHash } from './synthesis/synthesi
 export { DEFAULT_LIMITS } from './synthesis/limits.js';
 export type { FilterLayout, SynthesisLimits, SynthesisOptions } from './synthesis/limits.js';
 export {
+  narrowToDeclared,
   normalizePermissions,
   permissionSetHash,
   permissionsFromAccess,

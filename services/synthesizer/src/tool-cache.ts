@@ -4,7 +4,7 @@
  * as soon as it changes, so old versions never linger behind new ones.
  */
 import type { ToolDefinition as WireTool } from '@tollgate/contracts/tools/v1';
-import { permissionSetHash, synthesizeTools } from '@tollgate/core';
+import { narrowToDeclared, permissionSetHash, synthesizeTools } from '@tollgate/core';
 import type { PermissionSet, ToolDefinition, ToolFormat } from '@tollgate/core';
 import { wireTool } from './formats.js';
 import type { CatalogEntry } from './published.js';
@@ -102,14 +102,7 @@ function toolSet(entry: CatalogEntry, tools: ToolDefinition[]): ToolSet {
   };
 }
 
-/** `permissions` without fields the resource version does not declare. */
+/** `permissions` without fields the resource version does not declare (core's one projection). */
 export function declaredOnly(entry: CatalogEntry, permissions: PermissionSet): PermissionSet {
-  const fields = entry.resource.spec.schema.fields;
-  const declared = (field: string): boolean => Object.hasOwn(fields, field);
-  return {
-    operations: [...permissions.operations],
-    visibleFields: permissions.visibleFields.filter(declared),
-    filterableFields: permissions.filterableFields.filter(declared),
-    limitCap: permissions.limitCap,
-  };
+  return narrowToDeclared(permissions, entry.resource);
 }

@@ -90,3 +90,24 @@ export function permissionSetHash(permissions: PermissionSet): string {
 function sortedUnique(values: readonly string[]): string[] {
   return [...new Set(values)].sort(compareCodeUnits);
 }
+
+/**
+ * `permissions` without fields `descriptor` does not declare, with a limit cap of at least 1.
+ * A descriptor can change before the tenant's policy bundle is recompiled; a removed field must
+ * stop working at once. The synthesizer and the executor both project through this one
+ * function, so the tool a principal is offered and the tool its calls are checked against are
+ * the same (same version hash). Only ever narrows.
+ */
+export function narrowToDeclared(
+  permissions: PermissionSet,
+  descriptor: ResourceDescriptor,
+): PermissionSet {
+  const fields = descriptor.spec.schema.fields;
+  const declared = (field: string): boolean => Object.hasOwn(fields, field);
+  return {
+    operations: [...permissions.operations],
+    visibleFields: permissions.visibleFields.filter(declared),
+    filterableFields: permissions.filterableFields.filter(declared),
+    limitCap: Math.max(1, permissions.limitCap),
+  };
+}

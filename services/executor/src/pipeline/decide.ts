@@ -1,4 +1,4 @@
-import { TollgateError } from '@tollgate/core';
+import { TollgateError, narrowToDeclared } from '@tollgate/core';
 import type { Operation, PermissionSet, Principal, PublishedResource } from '@tollgate/core';
 import { watchBucket } from '@tollgate/kit';
 import type { BucketWatch, KV, Logger } from '@tollgate/kit';
@@ -164,14 +164,7 @@ function narrowToDescriptor(
   }
   const known = byResource.get(resource);
   if (known !== undefined) return known;
-  const fields = resource.descriptor.spec.schema.fields;
-  const declared = (field: string) => Object.hasOwn(fields, field);
-  const set: PermissionSet = {
-    operations: offered.operations,
-    visibleFields: offered.visibleFields.filter(declared),
-    filterableFields: offered.filterableFields.filter(declared),
-    limitCap: Math.max(1, offered.limitCap),
-  };
+  const set = narrowToDeclared(offered, resource.descriptor);
   byResource.set(resource, set);
   return set;
 }
