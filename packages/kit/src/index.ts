@@ -40,5 +40,5 @@ export {
   envelope,
   publishEnvelope,
 } from './bus/envelope.js';
-export { ensureDevIssuer, loadTokenVerifier } from './auth/issuers.js';
+export { ensureDevIssuer, loadTokenVerifier, tokenVerifierFor } from './auth/issuers.js';
 export { authenticateRpc, tenantOf } from './auth/rpc.js';

@@ -1,10 +1,4 @@
-import {
-  bootService,
-  ensureDevIssuer,
-  ensureEventStream,
-  loadTokenVerifier,
-  serviceEndpoints,
-} from '@tollgate/kit';
+import { bootService, ensureEventStream, tokenVerifierFor, serviceEndpoints } from '@tollgate/kit';
 import { registerAuditApi } from './api.js';
 import { AuditTrail } from './audit.js';
 import { DEV_ISSUER_FILE, auditConfig } from './config.js';
@@ -18,13 +12,7 @@ await bootService({
   mongo: true,
   async start({ nc, mongo, config, logger, grpcServer, lifecycle }) {
     if (!mongo) throw new Error('audit needs MongoDB');
-    let issuers = config.trustedIssuersFile;
-    if (issuers === '') {
-      issuers = DEV_ISSUER_FILE;
-      await ensureDevIssuer(issuers);
-      logger.warn({ file: issuers }, 'no TOLLGATE_TRUSTED_ISSUERS_FILE: trusting the dev issuer');
-    }
-    const verifier = await loadTokenVerifier(issuers);
+    const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUER_FILE, logger);
     const store = new AuditStore(mongo.db);
     await store.ensureIndexes();
     await ensureEventStream(nc);

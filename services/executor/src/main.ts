@@ -4,8 +4,7 @@ import { createConnectorRegistry } from '@tollgate/core';
 import {
   bootService,
   createCredentialResolver,
-  ensureDevIssuer,
-  loadTokenVerifier,
+  tokenVerifierFor,
   serviceEndpoints,
 } from '@tollgate/kit';
 import { DEV_ISSUER_FILE, executorConfig } from './config.js';
@@ -17,12 +16,7 @@ await bootService({
   grpcAddress: serviceEndpoints.executor,
   mongo: false,
   async start({ config, logger, nc, lifecycle }) {
-    let issuers = config.trustedIssuersFile;
-    if (issuers === '') {
-      issuers = DEV_ISSUER_FILE;
-      await ensureDevIssuer(issuers);
-      logger.warn({ file: issuers }, 'no TOLLGATE_TRUSTED_ISSUERS_FILE: trusting the dev issuer');
-    }
+    const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUER_FILE, logger);
     let cursorKey = config.cursorKey;
     if (cursorKey === '') {
       cursorKey = randomBytes(32).toString('base64url');
@@ -34,7 +28,7 @@ await bootService({
     const running = await startExecutor({
       nc,
       logger,
-      verifier: await loadTokenVerifier(issuers),
+      verifier,
       connectors,
       credentials: createCredentialResolver(),
       approvalsDurable: config.approvalsDurable,

@@ -1,9 +1,8 @@
 import {
   EventPublisher,
   bootService,
-  ensureDevIssuer,
   ensureEventStream,
-  loadTokenVerifier,
+  tokenVerifierFor,
   serviceEndpoints,
 } from '@tollgate/kit';
 import { BusAnnouncer } from './announce.js';
@@ -22,13 +21,7 @@ await bootService({
   async start({ nc, mongo, config, logger, grpcServer, lifecycle }) {
     if (mongo === undefined) throw new Error('memory needs MongoDB');
     await ensureEventStream(nc);
-    let issuers = config.trustedIssuersFile;
-    if (issuers === '') {
-      issuers = DEV_ISSUERS_FILE;
-      await ensureDevIssuer(issuers);
-      logger.warn({ file: issuers }, 'no TOLLGATE_TRUSTED_ISSUERS_FILE: trusting the dev issuer');
-    }
-    const verifier = await loadTokenVerifier(issuers);
+    const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUERS_FILE, logger);
     const store = await openStore(mongo.db);
     const announcer = new BusAnnouncer({ publisher: new EventPublisher(nc), store, logger });
     const memory = new Memory({ store, announcer, settings: config });

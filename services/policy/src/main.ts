@@ -1,4 +1,4 @@
-import { bootService, ensureDevIssuer, loadTokenVerifier, serviceEndpoints } from '@tollgate/kit';
+import { bootService, tokenVerifierFor, serviceEndpoints } from '@tollgate/kit';
 import { registerPolicyApi } from './api/api.js';
 import { DEV_ISSUER_FILE, policyConfig } from './config.js';
 import { startPolicyService } from './service.js';
@@ -9,13 +9,7 @@ await bootService({
   grpcAddress: serviceEndpoints.policy,
   mongo: true,
   async start({ config, logger, nc, mongo, grpcServer, lifecycle }) {
-    let issuers = config.trustedIssuersFile;
-    if (issuers === '') {
-      issuers = DEV_ISSUER_FILE;
-      await ensureDevIssuer(issuers);
-      logger.warn({ file: issuers }, 'no TOLLGATE_TRUSTED_ISSUERS_FILE: trusting the dev issuer');
-    }
-    const verifier = await loadTokenVerifier(issuers);
+    const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUER_FILE, logger);
     const parts = await startPolicyService({
       db: (mongo as NonNullable<typeof mongo>).db,
       nc,

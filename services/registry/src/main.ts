@@ -3,8 +3,7 @@ import { createConnectorRegistry } from '@tollgate/core';
 import {
   bootService,
   createCredentialResolver,
-  ensureDevIssuer,
-  loadTokenVerifier,
+  tokenVerifierFor,
   serviceEndpoints,
 } from '@tollgate/kit';
 import { registerRegistryApi } from './api.js';
@@ -17,13 +16,7 @@ await bootService({
   grpcAddress: serviceEndpoints.registry,
   mongo: true,
   async start({ config, logger, nc, mongo, grpcServer, lifecycle }) {
-    let issuers = config.trustedIssuersFile;
-    if (issuers === '') {
-      issuers = DEV_ISSUER_FILE;
-      await ensureDevIssuer(issuers);
-      logger.warn({ file: issuers }, 'no TOLLGATE_TRUSTED_ISSUERS_FILE: trusting the dev issuer');
-    }
-    const verifier = await loadTokenVerifier(issuers);
+    const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUER_FILE, logger);
     const connectors = createConnectorRegistry([elasticsearchConnector]);
     const parts = await startRegistry({
       db: (mongo as NonNullable<typeof mongo>).db,

@@ -1,6 +1,6 @@
 import { createClient } from '@tollgate/contracts';
 import { MemoryService } from '@tollgate/contracts/memory/v1';
-import { bootService, ensureDevIssuer, loadTokenVerifier, serviceEndpoints } from '@tollgate/kit';
+import { bootService, tokenVerifierFor, serviceEndpoints } from '@tollgate/kit';
 import { DEV_ISSUER_FILE, synthesizerConfig } from './config.js';
 import { MemoryPreferences, noPreferences } from './preferences.js';
 import { startSynthesizer } from './service.js';
@@ -11,13 +11,7 @@ await bootService({
   grpcAddress: serviceEndpoints.synthesizer,
   mongo: false,
   async start({ nc, config, logger, grpcServer, lifecycle }) {
-    let issuers = config.trustedIssuersFile;
-    if (issuers === '') {
-      issuers = DEV_ISSUER_FILE;
-      await ensureDevIssuer(issuers);
-      logger.warn({ file: issuers }, 'no TOLLGATE_TRUSTED_ISSUERS_FILE: trusting the dev issuer');
-    }
-    const verifier = await loadTokenVerifier(issuers);
+    const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUER_FILE, logger);
     let preferences = noPreferences;
     if (config.memoryGrpcAddr !== '') {
       const client = createClient(MemoryService, config.memoryGrpcAddr);

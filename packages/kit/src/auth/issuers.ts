@@ -45,3 +45,19 @@ export async function ensureDevIssuer(path: string, issuer = 'tollgate-dev'): Pr
   );
   return JSON.parse(await readFile(path, 'utf8')) as IssuerKeys;
 }
+
+/**
+ * The verifier a service trusts: the configured trusted-issuers file, or — when none is
+ * configured (local development) — the dev issuer at `devIssuerFile`, created on first use and
+ * announced with a warning.
+ */
+export async function tokenVerifierFor(
+  trustedIssuersFile: string,
+  devIssuerFile: string,
+  logger: { warn(obj: object, msg: string): void },
+): Promise<TokenVerifier> {
+  if (trustedIssuersFile !== '') return loadTokenVerifier(trustedIssuersFile);
+  await ensureDevIssuer(devIssuerFile);
+  logger.warn({ file: devIssuerFile }, 'no TOLLGATE_TRUSTED_ISSUERS_FILE: trusting the dev issuer');
+  return loadTokenVerifier(devIssuerFile);
+}
