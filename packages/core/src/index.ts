@@ -167,3 +167,17 @@ export { parsePublishedResource } from './descriptor/published.js';
 export type { PublishedResource } from './descriptor/published.js';
 export { diffDocuments } from './descriptor/diff.js';
 export type { DiffEntry } from './descriptor/diff.js';
+export {
+  fieldPreferenceKey,
+  memoryItemKey,
+  memoryOwnersOf,
+  memoryUserToken,
+  parsePublishedMemoryItem,
+  savedQueryKey,
+} from './memory/published.js';
+export type {
+  PublishedFieldPreference,
+  PublishedMemoryItem,
+  PublishedSavedQuery,
+  SavedQueryParameter,
+} from './memory/published.js';

@@ -63,6 +63,11 @@ export const buckets = {
   parkedCalls: 'tollgate_parked_calls',
   /** Results of parked and accepted calls for polling, key `<call id>` (TTL 24 h). */
   callResults: 'tollgate_call_results',
+  /**
+   * Approved saved queries and active preferred fields, projected by the memory service
+   * (keys in core's memory/published.ts).
+   */
+  memory: 'tollgate_memory',
 } as const;
 
 export function resourceKey(tenant: string, environment: string, name: string): string {
