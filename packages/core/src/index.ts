@@ -181,3 +181,15 @@ export type {
   PublishedSavedQuery,
   SavedQueryParameter,
 } from './memory/published.js';
+export {
+  SAVED_QUERY_TOOL_PREFIX,
+  annotateDefaultFields,
+  defaultFieldsFor,
+  expandSavedQueryCall,
+  savedQueryDetails,
+  savedQueryNameOf,
+  savedQueryTool,
+  savedQueryToolName,
+  withDefaultFields,
+} from './memory/saved-query-tool.js';
+export type { SavedQueryOrigin, SavedQueryToolDefinition } from './memory/saved-query-tool.js';

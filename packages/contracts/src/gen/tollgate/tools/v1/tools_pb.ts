@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file tollgate/tools/v1/tools.proto.
  */
 export const file_tollgate_tools_v1_tools: GenFile = /*@__PURE__*/
-  fileDesc("Ch10b2xsZ2F0ZS90b29scy92MS90b29scy5wcm90bxIRdG9sbGdhdGUudG9vbHMudjEiugIKDlRvb2xEZWZpbml0aW9uEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDwoHdmVyc2lvbhgDIAEoCRIQCghyZXNvdXJjZRgEIAEoCRIYChByZXNvdXJjZV92ZXJzaW9uGAUgASgNEhEKCW9wZXJhdGlvbhgGIAEoCRItCgxpbnB1dF9zY2hlbWEYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei0KBmZvcm1hdBgIIAEoDjIdLnRvbGxnYXRlLnRvb2xzLnYxLlRvb2xGb3JtYXQSKgoJcmVuZGVyaW5nGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIVCg1yZXNvdXJjZV9raW5kGAogASgJEhQKDGNhbGxfc3ViamVjdBgLIAEoCSqOAQoKVG9vbEZvcm1hdBIbChdUT09MX0ZPUk1BVF9VTlNQRUNJRklFRBAAEhsKF1RPT0xfRk9STUFUX0pTT05fU0NIRU1BEAESFgoSVE9PTF9GT1JNQVRfT1BFTkFJEAISGQoVVE9PTF9GT1JNQVRfQU5USFJPUElDEAMSEwoPVE9PTF9GT1JNQVRfTUNQEARiBnByb3RvMw", [file_google_protobuf_struct]);
+  fileDesc("Ch10b2xsZ2F0ZS90b29scy92MS90b29scy5wcm90bxIRdG9sbGdhdGUudG9vbHMudjEi9AIKDlRvb2xEZWZpbml0aW9uEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDwoHdmVyc2lvbhgDIAEoCRIQCghyZXNvdXJjZRgEIAEoCRIYChByZXNvdXJjZV92ZXJzaW9uGAUgASgNEhEKCW9wZXJhdGlvbhgGIAEoCRItCgxpbnB1dF9zY2hlbWEYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei0KBmZvcm1hdBgIIAEoDjIdLnRvbGxnYXRlLnRvb2xzLnYxLlRvb2xGb3JtYXQSKgoJcmVuZGVyaW5nGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIVCg1yZXNvdXJjZV9raW5kGAogASgJEhQKDGNhbGxfc3ViamVjdBgLIAEoCRI4CgtzYXZlZF9xdWVyeRgMIAEoCzIjLnRvbGxnYXRlLnRvb2xzLnYxLlNhdmVkUXVlcnlPcmlnaW4ifQoQU2F2ZWRRdWVyeU9yaWdpbhIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCHJldmlzaW9uGAMgASgNEhQKDGNvbnRlbnRfaGFzaBgEIAEoCRIRCgliYXNlX3Rvb2wYBSABKAkSFAoMYmFzZV92ZXJzaW9uGAYgASgJKo4BCgpUb29sRm9ybWF0EhsKF1RPT0xfRk9STUFUX1VOU1BFQ0lGSUVEEAASGwoXVE9PTF9GT1JNQVRfSlNPTl9TQ0hFTUEQARIWChJUT09MX0ZPUk1BVF9PUEVOQUkQAhIZChVUT09MX0ZPUk1BVF9BTlRIUk9QSUMQAxITCg9UT09MX0ZPUk1BVF9NQ1AQBGIGcHJvdG8z", [file_google_protobuf_struct]);
 
 /**
  * A synthesized tool: a projection of one resource version, one principal's permissions and
@@ -97,6 +97,14 @@ export type ToolDefinition = Message<"tollgate.tools.v1.ToolDefinition"> & {
    * @generated from field: string call_subject = 11;
    */
   callSubject: string;
+
+  /**
+   * Set when the tool is one of the principal's approved saved queries: it runs as `base_tool`
+   * with the rest of its arguments fixed (see `SavedQueryOrigin`).
+   *
+   * @generated from field: tollgate.tools.v1.SavedQueryOrigin saved_query = 12;
+   */
+  savedQuery?: SavedQueryOrigin | undefined;
 };
 
 /**
@@ -105,6 +113,59 @@ export type ToolDefinition = Message<"tollgate.tools.v1.ToolDefinition"> & {
  */
 export const ToolDefinitionSchema: GenMessage<ToolDefinition> = /*@__PURE__*/
   messageDesc(file_tollgate_tools_v1_tools, 0);
+
+/**
+ * Where a saved-query tool comes from: the memory service's approved revision and the tool it
+ * narrows.
+ *
+ * @generated from message tollgate.tools.v1.SavedQueryOrigin
+ */
+export type SavedQueryOrigin = Message<"tollgate.tools.v1.SavedQueryOrigin"> & {
+  /**
+   * Capability id in the memory service.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Saved query name; the tool is `sq_<name>`.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Approved revision and its content hash.
+   *
+   * @generated from field: uint32 revision = 3;
+   */
+  revision: number;
+
+  /**
+   * @generated from field: string content_hash = 4;
+   */
+  contentHash: string;
+
+  /**
+   * The synthesized tool it runs as, and that tool's version.
+   *
+   * @generated from field: string base_tool = 5;
+   */
+  baseTool: string;
+
+  /**
+   * @generated from field: string base_version = 6;
+   */
+  baseVersion: string;
+};
+
+/**
+ * Describes the message tollgate.tools.v1.SavedQueryOrigin.
+ * Use `create(SavedQueryOriginSchema)` to create a new message.
+ */
+export const SavedQueryOriginSchema: GenMessage<SavedQueryOrigin> = /*@__PURE__*/
+  messageDesc(file_tollgate_tools_v1_tools, 1);
 
 /**
  * Export format of a tool definition.
