@@ -187,6 +187,7 @@ export {
   defaultFieldsFor,
   expandSavedQueryCall,
   savedQueryDetails,
+  savedQueryInputSchema,
   savedQueryNameOf,
   savedQueryTool,
   savedQueryToolName,

@@ -20,6 +20,7 @@ export type {
 } from './bus/events.js';
 export { openBucket, watchBucket } from './bus/kv.js';
 export type { BucketWatch, KV, KvEntry } from './bus/kv.js';
+export { MemoryProjection } from './bus/memory-projection.js';
 export { StoreUnavailableError, connectMongo, ensureIndexes } from './mongo/mongo.js';
 export type { IndexPlan, MongoHandle } from './mongo/mongo.js';
 export { Lifecycle, runService } from './lifecycle/service.js';

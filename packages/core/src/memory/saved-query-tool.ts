@@ -71,13 +71,7 @@ export function savedQueryTool(
     description: `${query.description.trim()}\nSaved query "${query.name}": runs ${baseTool.name} with the rest of its arguments fixed. ${supply} Prefer it to ${baseTool.name} for this question.`,
     operation: baseTool.operation,
     resource: baseTool.resource,
-    inputSchema: {
-      $schema: JSON_SCHEMA_DIALECT,
-      type: 'object',
-      properties: Object.fromEntries(parameters.map((p) => [p.name, parameterSchema(p)])),
-      ...(parameters.length > 0 ? { required: parameters.map((p) => p.name) } : {}),
-      additionalProperties: false,
-    },
+    inputSchema: savedQueryInputSchema(query),
     savedQuery: {
       id: query.id,
       name: query.name,
@@ -89,6 +83,18 @@ export function savedQueryTool(
   };
   // Same inputs, same version; a new approved revision or a changed base tool is a new version.
   return { ...tool, version: canonicalHash(tool) };
+}
+
+/** The saved-query tool's arguments: each parameter, required, nothing else. */
+export function savedQueryInputSchema(query: PublishedSavedQuery): JsonSchema {
+  const parameters = query.parameters;
+  return {
+    $schema: JSON_SCHEMA_DIALECT,
+    type: 'object',
+    properties: Object.fromEntries(parameters.map((p) => [p.name, parameterSchema(p)])),
+    ...(parameters.length > 0 ? { required: parameters.map((p) => p.name) } : {}),
+    additionalProperties: false,
+  };
 }
 
 function parameterSchema(p: SavedQueryParameter): JsonSchema {
