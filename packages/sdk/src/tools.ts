@@ -25,6 +25,11 @@ export interface Tool {
   rendering: JsonObject;
   /** Where calls go: `tollgate.v1.call.<kind>.<resource>`. */
   callSubject: string;
+  /**
+   * Set when the tool is one of the principal's approved saved queries (`sq_<name>`): it runs
+   * as `baseTool` with the rest of its arguments fixed.
+   */
+  savedQuery?: { id: string; name: string; revision: number; baseTool: string };
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,128}$/;
@@ -51,5 +56,15 @@ export function readTool(def: ToolDefinition): Tool {
     format: formatName(def.format),
     rendering: def.rendering ?? {},
     callSubject: def.callSubject,
+    ...(def.savedQuery !== undefined
+      ? {
+          savedQuery: {
+            id: def.savedQuery.id,
+            name: def.savedQuery.name,
+            revision: def.savedQuery.revision,
+            baseTool: def.savedQuery.baseTool,
+          },
+        }
+      : {}),
   };
 }

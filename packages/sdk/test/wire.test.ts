@@ -60,6 +60,30 @@ describe('wire - tools', () => {
     );
     const ok = readTool({ ...def, callSubject: 'tollgate.v1.call.elasticsearch.es_orders' });
     expect(ok.callSubject).toBe('tollgate.v1.call.elasticsearch.es_orders');
+    expect(ok.savedQuery).toBeUndefined();
+  });
+
+  it('wire - a saved-query tool says which saved query and base tool it is', () => {
+    const tool = readTool(
+      create(ToolDefinitionSchema, {
+        name: 'sq_order_by_id',
+        callSubject: 'tollgate.v1.call.elasticsearch.es_orders',
+        savedQuery: {
+          id: 'cap-1',
+          name: 'order_by_id',
+          revision: 2,
+          contentHash: 'h',
+          baseTool: 'es_orders_search',
+          baseVersion: 'v',
+        },
+      }),
+    );
+    expect(tool.savedQuery).toEqual({
+      id: 'cap-1',
+      name: 'order_by_id',
+      revision: 2,
+      baseTool: 'es_orders_search',
+    });
   });
 });
 
