@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file tollgate/call/v1/call.proto.
  */
 export const file_tollgate_call_v1_call: GenFile = /*@__PURE__*/
-  fileDesc("Cht0b2xsZ2F0ZS9jYWxsL3YxL2NhbGwucHJvdG8SEHRvbGxnYXRlLmNhbGwudjEirwEKC0NhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSDAoEdG9vbBgCIAEoCRIqCglhcmd1bWVudHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhIKCnNlc3Npb25faWQYBCABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAUgASgJEhIKCnRpbWVvdXRfbXMYBiABKA0SFAoMdG9vbF92ZXJzaW9uGAcgASgJIusBCgpDYWxsUmVzdWx0Eg8KB2NhbGxfaWQYASABKAkSLAoGc3RhdHVzGAIgASgOMhwudG9sbGdhdGUuY2FsbC52MS5DYWxsU3RhdHVzEiQKBGRhdGEYAyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSKAoFZXJyb3IYBCABKAsyGS50b2xsZ2F0ZS5jb21tb24udjEuRXJyb3ISKAoEbWV0YRgFIAEoCzIaLnRvbGxnYXRlLmNhbGwudjEuQ2FsbE1ldGESEwoLYXBwcm92YWxfaWQYBiABKAkSDwoHdGFza19pZBgHIAEoCSKAAgoIQ2FsbE1ldGESEAoIcmVzb3VyY2UYASABKAkSGAoQcmVzb3VyY2VfdmVyc2lvbhgCIAEoDRIMCgR0b29sGAMgASgJEhQKDHRvb2xfdmVyc2lvbhgEIAEoCRISCgpsYXRlbmN5X21zGAUgASgNEhcKD3Vwc3RyZWFtX3N0YXR1cxgGIAEoDRIQCghyZXR1cm5lZBgHIAEoDRISCgV0b3RhbBgIIAEoDUgAiAEBEhEKCXRydW5jYXRlZBgJIAEoCBINCgVieXRlcxgKIAEoDRIQCgh0cmFjZV9pZBgLIAEoCRITCgtuZXh0X2N1cnNvchgMIAEoCUIICgZfdG90YWwqkAEKCkNhbGxTdGF0dXMSGwoXQ0FMTF9TVEFUVVNfVU5TUEVDSUZJRUQQABISCg5DQUxMX1NUQVRVU19PSxABEhUKEUNBTExfU1RBVFVTX0VSUk9SEAISIAocQ0FMTF9TVEFUVVNfUEVORElOR19BUFBST1ZBTBADEhgKFENBTExfU1RBVFVTX0FDQ0VQVEVEEARiBnByb3RvMw", [file_google_protobuf_struct, file_tollgate_common_v1_common]);
+  fileDesc("Cht0b2xsZ2F0ZS9jYWxsL3YxL2NhbGwucHJvdG8SEHRvbGxnYXRlLmNhbGwudjEirwEKC0NhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSDAoEdG9vbBgCIAEoCRIqCglhcmd1bWVudHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhIKCnNlc3Npb25faWQYBCABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAUgASgJEhIKCnRpbWVvdXRfbXMYBiABKA0SFAoMdG9vbF92ZXJzaW9uGAcgASgJIusBCgpDYWxsUmVzdWx0Eg8KB2NhbGxfaWQYASABKAkSLAoGc3RhdHVzGAIgASgOMhwudG9sbGdhdGUuY2FsbC52MS5DYWxsU3RhdHVzEiQKBGRhdGEYAyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSKAoFZXJyb3IYBCABKAsyGS50b2xsZ2F0ZS5jb21tb24udjEuRXJyb3ISKAoEbWV0YRgFIAEoCzIaLnRvbGxnYXRlLmNhbGwudjEuQ2FsbE1ldGESEwoLYXBwcm92YWxfaWQYBiABKAkSDwoHdGFza19pZBgHIAEoCSKYAgoIQ2FsbE1ldGESEAoIcmVzb3VyY2UYASABKAkSGAoQcmVzb3VyY2VfdmVyc2lvbhgCIAEoDRIMCgR0b29sGAMgASgJEhQKDHRvb2xfdmVyc2lvbhgEIAEoCRISCgpsYXRlbmN5X21zGAUgASgNEhcKD3Vwc3RyZWFtX3N0YXR1cxgGIAEoDRIQCghyZXR1cm5lZBgHIAEoDRISCgV0b3RhbBgIIAEoDUgAiAEBEhEKCXRydW5jYXRlZBgJIAEoCBINCgVieXRlcxgKIAEoDRIQCgh0cmFjZV9pZBgLIAEoCRITCgtuZXh0X2N1cnNvchgMIAEoCRIWCg5kZWZhdWx0X2ZpZWxkcxgNIAMoCUIICgZfdG90YWwqkAEKCkNhbGxTdGF0dXMSGwoXQ0FMTF9TVEFUVVNfVU5TUEVDSUZJRUQQABISCg5DQUxMX1NUQVRVU19PSxABEhUKEUNBTExfU1RBVFVTX0VSUk9SEAISIAocQ0FMTF9TVEFUVVNfUEVORElOR19BUFBST1ZBTBADEhgKFENBTExfU1RBVFVTX0FDQ0VQVEVEEARiBnByb3RvMw", [file_google_protobuf_struct, file_tollgate_common_v1_common]);
 
 /**
  * A tool call sent by an agent on `tollgate.v1.call.<kind>.<resource>`. The principal is not
@@ -158,6 +158,8 @@ export type CallMeta = Message<"tollgate.call.v1.CallMeta"> & {
   resourceVersion: number;
 
   /**
+   * The tool the agent called (a saved query's `sq_<name>` tool too).
+   *
    * @generated from field: string tool = 3;
    */
   tool: string;
@@ -224,6 +226,13 @@ export type CallMeta = Message<"tollgate.call.v1.CallMeta"> & {
    * @generated from field: string next_cursor = 12;
    */
   nextCursor: string;
+
+  /**
+   * The caller's preferred fields returned because the call named no `fields`; empty otherwise.
+   *
+   * @generated from field: repeated string default_fields = 13;
+   */
+  defaultFields: string[];
 };
 
 /**

@@ -18,7 +18,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file tollgate/events/v1/events.proto.
  */
 export const file_tollgate_events_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch90b2xsZ2F0ZS9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJ0b2xsZ2F0ZS5ldmVudHMudjEikwUKDUV2ZW50RW52ZWxvcGUSEAoIZXZlbnRfaWQYASABKAkSDAoEdHlwZRgCIAEoCRIvCgtvY2N1cnJlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGdGVuYW50GAQgASgJEhAKCHRyYWNlX2lkGAUgASgJEhYKDnNjaGVtYV92ZXJzaW9uGAYgASgNEj8KEHJlc291cmNlX2NoYW5nZWQYCiABKAsyIy50b2xsZ2F0ZS5ldmVudHMudjEuUmVzb3VyY2VDaGFuZ2VkSAASOwoOcG9saWN5X2NoYW5nZWQYCyABKAsyIS50b2xsZ2F0ZS5ldmVudHMudjEuUG9saWN5Q2hhbmdlZEgAEjsKDmNhbGxfY29tcGxldGVkGAwgASgLMiEudG9sbGdhdGUuZXZlbnRzLnYxLkNhbGxDb21wbGV0ZWRIABI1CgtjYWxsX2RlbmllZBgNIAEoCzIeLnRvbGxnYXRlLmV2ZW50cy52MS5DYWxsRGVuaWVkSAASQwoSYXBwcm92YWxfcmVxdWVzdGVkGA4gASgLMiUudG9sbGdhdGUuZXZlbnRzLnYxLkFwcHJvdmFsUmVxdWVzdGVkSAASPwoQYXBwcm92YWxfZGVjaWRlZBgPIAEoCzIjLnRvbGxnYXRlLmV2ZW50cy52MS5BcHByb3ZhbERlY2lkZWRIABI7Cg5tZW1vcnlfd3JpdHRlbhgQIAEoCzIhLnRvbGxnYXRlLmV2ZW50cy52MS5NZW1vcnlXcml0dGVuSAASNwoMdG9vbHNfbGlzdGVkGBEgASgLMh8udG9sbGdhdGUuZXZlbnRzLnYxLlRvb2xzTGlzdGVkSABCCQoHcGF5bG9hZCLNAQoPUmVzb3VyY2VDaGFuZ2VkEg4KBnRlbmFudBgBIAEoCRITCgtlbnZpcm9ubWVudBgCIAEoCRIMCgRuYW1lGAMgASgJEg8KB3ZlcnNpb24YBCABKA0SGAoQcHJldmlvdXNfdmVyc2lvbhgFIAEoDRIyCgZjaGFuZ2UYBiABKA4yIi50b2xsZ2F0ZS5ldmVudHMudjEuUmVzb3VyY2VDaGFuZ2USFAoMY29udGVudF9oYXNoGAcgASgJEhIKCmNoYW5nZWRfYnkYCCABKAkirAEKDVBvbGljeUNoYW5nZWQSDgoGdGVuYW50GAEgASgJEjIKB3N1YmplY3QYAiABKA4yIS50b2xsZ2F0ZS5ldmVudHMudjEuUG9saWN5U3ViamVjdBIMCgRuYW1lGAMgASgJEg8KB3ZlcnNpb24YBCABKA0SDwoHZGVsZXRlZBgFIAEoCBITCgtidW5kbGVfaGFzaBgGIAEoCRISCgpjaGFuZ2VkX2J5GAcgASgJIowECg1DYWxsQ29tcGxldGVkEg8KB2NhbGxfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRIwCglwcmluY2lwYWwYAyABKAsyHS50b2xsZ2F0ZS5jb21tb24udjEuUHJpbmNpcGFsEgwKBHRvb2wYBCABKAkSFAoMdG9vbF92ZXJzaW9uGAUgASgJEhAKCHJlc291cmNlGAYgASgJEhgKEHJlc291cmNlX3ZlcnNpb24YByABKA0SKgoJYXJndW1lbnRzGAggASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBI0CghkZWNpc2lvbhgJIAEoDjIiLnRvbGxnYXRlLnBvbGljeS52MS5EZWNpc2lvbkVmZmVjdBISCgpwb2xpY3lfaWRzGAogAygJEhMKC2FwcHJvdmFsX2lkGAsgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgMIAEoCRIsCgZzdGF0dXMYDSABKA4yHC50b2xsZ2F0ZS5jYWxsLnYxLkNhbGxTdGF0dXMSKAoFZXJyb3IYDiABKAsyGS50b2xsZ2F0ZS5jb21tb24udjEuRXJyb3ISKAoEbWV0YRgPIAEoCzIaLnRvbGxnYXRlLmNhbGwudjEuQ2FsbE1ldGESLgoKc3RhcnRlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiowIKCkNhbGxEZW5pZWQSDwoHY2FsbF9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEjAKCXByaW5jaXBhbBgDIAEoCzIdLnRvbGxnYXRlLmNvbW1vbi52MS5QcmluY2lwYWwSDAoEdG9vbBgEIAEoCRIQCghyZXNvdXJjZRgFIAEoCRIYChByZXNvdXJjZV92ZXJzaW9uGAYgASgNEioKCWFyZ3VtZW50cxgHIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLgoIZGVjaXNpb24YCCABKAsyHC50b2xsZ2F0ZS5wb2xpY3kudjEuRGVjaXNpb24SKAoFZXJyb3IYCSABKAsyGS50b2xsZ2F0ZS5jb21tb24udjEuRXJyb3IiQwoRQXBwcm92YWxSZXF1ZXN0ZWQSLgoIYXBwcm92YWwYASABKAsyHC50b2xsZ2F0ZS5wb2xpY3kudjEuQXBwcm92YWwiQQoPQXBwcm92YWxEZWNpZGVkEi4KCGFwcHJvdmFsGAEgASgLMhwudG9sbGdhdGUucG9saWN5LnYxLkFwcHJvdmFsIuMBCg1NZW1vcnlXcml0dGVuEg4KBnRlbmFudBgBIAEoCRINCgVhZ2VudBgCIAEoCRIMCgR1c2VyGAMgASgJEjAKBGtpbmQYBCABKA4yIi50b2xsZ2F0ZS5ldmVudHMudjEuTWVtb3J5SXRlbUtpbmQSCgoCaWQYBSABKAkSDwoHdmVyc2lvbhgGIAEoDRIuCgV3cml0ZRgHIAEoDjIfLnRvbGxnYXRlLmV2ZW50cy52MS5NZW1vcnlXcml0ZRISCgpzZXNzaW9uX2lkGAggASgJEhIKCndyaXR0ZW5fYnkYCSABKAkikQEKC1Rvb2xzTGlzdGVkEhIKCnNlc3Npb25faWQYASABKAkSMAoJcHJpbmNpcGFsGAIgASgLMh0udG9sbGdhdGUuY29tbW9uLnYxLlByaW5jaXBhbBIuCgV0b29scxgDIAMoCzIfLnRvbGxnYXRlLmV2ZW50cy52MS5PZmZlcmVkVG9vbBIMCgR0YXNrGAQgASgJIlgKC09mZmVyZWRUb29sEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIQCghyZXNvdXJjZRgDIAEoCRIYChByZXNvdXJjZV92ZXJzaW9uGAQgASgNKowBCg5SZXNvdXJjZUNoYW5nZRIfChtSRVNPVVJDRV9DSEFOR0VfVU5TUEVDSUZJRUQQABIbChdSRVNPVVJDRV9DSEFOR0VfQVBQTElFRBABEh8KG1JFU09VUkNFX0NIQU5HRV9ST0xMRURfQkFDSxACEhsKF1JFU09VUkNFX0NIQU5HRV9ERUxFVEVEEAMqZAoNUG9saWN5U3ViamVjdBIeChpQT0xJQ1lfU1VCSkVDVF9VTlNQRUNJRklFRBAAEhkKFVBPTElDWV9TVUJKRUNUX1BPTElDWRABEhgKFFBPTElDWV9TVUJKRUNUX0FHRU5UEAIqzwEKDk1lbW9yeUl0ZW1LaW5kEiAKHE1FTU9SWV9JVEVNX0tJTkRfVU5TUEVDSUZJRUQQABIcChhNRU1PUllfSVRFTV9LSU5EX1NFU1NJT04QARIfChtNRU1PUllfSVRFTV9LSU5EX1BSRUZFUkVOQ0UQAhIeChpNRU1PUllfSVRFTV9LSU5EX0NBTkRJREFURRADEiAKHE1FTU9SWV9JVEVNX0tJTkRfU0FWRURfUVVFUlkQBBIaChZNRU1PUllfSVRFTV9LSU5EX1NLSUxMEAUq5gEKC01lbW9yeVdyaXRlEhwKGE1FTU9SWV9XUklURV9VTlNQRUNJRklFRBAAEhgKFE1FTU9SWV9XUklURV9DUkVBVEVEEAESGAoUTUVNT1JZX1dSSVRFX1VQREFURUQQAhIZChVNRU1PUllfV1JJVEVfUFJPUE9TRUQQAxIaChZNRU1PUllfV1JJVEVfQ09ORklSTUVEEAQSGQoVTUVNT1JZX1dSSVRFX0FQUFJPVkVEEAUSGQoVTUVNT1JZX1dSSVRFX1JFSkVDVEVEEAYSGAoUTUVNT1JZX1dSSVRFX0RFTEVURUQQB2IGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_tollgate_call_v1_call, file_tollgate_common_v1_common, file_tollgate_policy_v1_policy]);
+  fileDesc("Ch90b2xsZ2F0ZS9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJ0b2xsZ2F0ZS5ldmVudHMudjEikwUKDUV2ZW50RW52ZWxvcGUSEAoIZXZlbnRfaWQYASABKAkSDAoEdHlwZRgCIAEoCRIvCgtvY2N1cnJlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGdGVuYW50GAQgASgJEhAKCHRyYWNlX2lkGAUgASgJEhYKDnNjaGVtYV92ZXJzaW9uGAYgASgNEj8KEHJlc291cmNlX2NoYW5nZWQYCiABKAsyIy50b2xsZ2F0ZS5ldmVudHMudjEuUmVzb3VyY2VDaGFuZ2VkSAASOwoOcG9saWN5X2NoYW5nZWQYCyABKAsyIS50b2xsZ2F0ZS5ldmVudHMudjEuUG9saWN5Q2hhbmdlZEgAEjsKDmNhbGxfY29tcGxldGVkGAwgASgLMiEudG9sbGdhdGUuZXZlbnRzLnYxLkNhbGxDb21wbGV0ZWRIABI1CgtjYWxsX2RlbmllZBgNIAEoCzIeLnRvbGxnYXRlLmV2ZW50cy52MS5DYWxsRGVuaWVkSAASQwoSYXBwcm92YWxfcmVxdWVzdGVkGA4gASgLMiUudG9sbGdhdGUuZXZlbnRzLnYxLkFwcHJvdmFsUmVxdWVzdGVkSAASPwoQYXBwcm92YWxfZGVjaWRlZBgPIAEoCzIjLnRvbGxnYXRlLmV2ZW50cy52MS5BcHByb3ZhbERlY2lkZWRIABI7Cg5tZW1vcnlfd3JpdHRlbhgQIAEoCzIhLnRvbGxnYXRlLmV2ZW50cy52MS5NZW1vcnlXcml0dGVuSAASNwoMdG9vbHNfbGlzdGVkGBEgASgLMh8udG9sbGdhdGUuZXZlbnRzLnYxLlRvb2xzTGlzdGVkSABCCQoHcGF5bG9hZCLNAQoPUmVzb3VyY2VDaGFuZ2VkEg4KBnRlbmFudBgBIAEoCRITCgtlbnZpcm9ubWVudBgCIAEoCRIMCgRuYW1lGAMgASgJEg8KB3ZlcnNpb24YBCABKA0SGAoQcHJldmlvdXNfdmVyc2lvbhgFIAEoDRIyCgZjaGFuZ2UYBiABKA4yIi50b2xsZ2F0ZS5ldmVudHMudjEuUmVzb3VyY2VDaGFuZ2USFAoMY29udGVudF9oYXNoGAcgASgJEhIKCmNoYW5nZWRfYnkYCCABKAkirAEKDVBvbGljeUNoYW5nZWQSDgoGdGVuYW50GAEgASgJEjIKB3N1YmplY3QYAiABKA4yIS50b2xsZ2F0ZS5ldmVudHMudjEuUG9saWN5U3ViamVjdBIMCgRuYW1lGAMgASgJEg8KB3ZlcnNpb24YBCABKA0SDwoHZGVsZXRlZBgFIAEoCBITCgtidW5kbGVfaGFzaBgGIAEoCRISCgpjaGFuZ2VkX2J5GAcgASgJIsQECg1DYWxsQ29tcGxldGVkEg8KB2NhbGxfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRIwCglwcmluY2lwYWwYAyABKAsyHS50b2xsZ2F0ZS5jb21tb24udjEuUHJpbmNpcGFsEgwKBHRvb2wYBCABKAkSFAoMdG9vbF92ZXJzaW9uGAUgASgJEhAKCHJlc291cmNlGAYgASgJEhgKEHJlc291cmNlX3ZlcnNpb24YByABKA0SKgoJYXJndW1lbnRzGAggASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBI0CghkZWNpc2lvbhgJIAEoDjIiLnRvbGxnYXRlLnBvbGljeS52MS5EZWNpc2lvbkVmZmVjdBISCgpwb2xpY3lfaWRzGAogAygJEhMKC2FwcHJvdmFsX2lkGAsgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgMIAEoCRIsCgZzdGF0dXMYDSABKA4yHC50b2xsZ2F0ZS5jYWxsLnYxLkNhbGxTdGF0dXMSKAoFZXJyb3IYDiABKAsyGS50b2xsZ2F0ZS5jb21tb24udjEuRXJyb3ISKAoEbWV0YRgPIAEoCzIaLnRvbGxnYXRlLmNhbGwudjEuQ2FsbE1ldGESLgoKc3RhcnRlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoLc2F2ZWRfcXVlcnkYESABKAsyIS50b2xsZ2F0ZS5ldmVudHMudjEuU2F2ZWRRdWVyeVVzZSJ1Cg1TYXZlZFF1ZXJ5VXNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIcmV2aXNpb24YAyABKA0SFAoMY29udGVudF9oYXNoGAQgASgJEgwKBHRvb2wYBSABKAkSFAoMdG9vbF92ZXJzaW9uGAYgASgJItsCCgpDYWxsRGVuaWVkEg8KB2NhbGxfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRIwCglwcmluY2lwYWwYAyABKAsyHS50b2xsZ2F0ZS5jb21tb24udjEuUHJpbmNpcGFsEgwKBHRvb2wYBCABKAkSEAoIcmVzb3VyY2UYBSABKAkSGAoQcmVzb3VyY2VfdmVyc2lvbhgGIAEoDRIqCglhcmd1bWVudHMYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCGRlY2lzaW9uGAggASgLMhwudG9sbGdhdGUucG9saWN5LnYxLkRlY2lzaW9uEigKBWVycm9yGAkgASgLMhkudG9sbGdhdGUuY29tbW9uLnYxLkVycm9yEjYKC3NhdmVkX3F1ZXJ5GAogASgLMiEudG9sbGdhdGUuZXZlbnRzLnYxLlNhdmVkUXVlcnlVc2UiQwoRQXBwcm92YWxSZXF1ZXN0ZWQSLgoIYXBwcm92YWwYASABKAsyHC50b2xsZ2F0ZS5wb2xpY3kudjEuQXBwcm92YWwiQQoPQXBwcm92YWxEZWNpZGVkEi4KCGFwcHJvdmFsGAEgASgLMhwudG9sbGdhdGUucG9saWN5LnYxLkFwcHJvdmFsIuMBCg1NZW1vcnlXcml0dGVuEg4KBnRlbmFudBgBIAEoCRINCgVhZ2VudBgCIAEoCRIMCgR1c2VyGAMgASgJEjAKBGtpbmQYBCABKA4yIi50b2xsZ2F0ZS5ldmVudHMudjEuTWVtb3J5SXRlbUtpbmQSCgoCaWQYBSABKAkSDwoHdmVyc2lvbhgGIAEoDRIuCgV3cml0ZRgHIAEoDjIfLnRvbGxnYXRlLmV2ZW50cy52MS5NZW1vcnlXcml0ZRISCgpzZXNzaW9uX2lkGAggASgJEhIKCndyaXR0ZW5fYnkYCSABKAkikQEKC1Rvb2xzTGlzdGVkEhIKCnNlc3Npb25faWQYASABKAkSMAoJcHJpbmNpcGFsGAIgASgLMh0udG9sbGdhdGUuY29tbW9uLnYxLlByaW5jaXBhbBIuCgV0b29scxgDIAMoCzIfLnRvbGxnYXRlLmV2ZW50cy52MS5PZmZlcmVkVG9vbBIMCgR0YXNrGAQgASgJIlgKC09mZmVyZWRUb29sEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIQCghyZXNvdXJjZRgDIAEoCRIYChByZXNvdXJjZV92ZXJzaW9uGAQgASgNKowBCg5SZXNvdXJjZUNoYW5nZRIfChtSRVNPVVJDRV9DSEFOR0VfVU5TUEVDSUZJRUQQABIbChdSRVNPVVJDRV9DSEFOR0VfQVBQTElFRBABEh8KG1JFU09VUkNFX0NIQU5HRV9ST0xMRURfQkFDSxACEhsKF1JFU09VUkNFX0NIQU5HRV9ERUxFVEVEEAMqZAoNUG9saWN5U3ViamVjdBIeChpQT0xJQ1lfU1VCSkVDVF9VTlNQRUNJRklFRBAAEhkKFVBPTElDWV9TVUJKRUNUX1BPTElDWRABEhgKFFBPTElDWV9TVUJKRUNUX0FHRU5UEAIqzwEKDk1lbW9yeUl0ZW1LaW5kEiAKHE1FTU9SWV9JVEVNX0tJTkRfVU5TUEVDSUZJRUQQABIcChhNRU1PUllfSVRFTV9LSU5EX1NFU1NJT04QARIfChtNRU1PUllfSVRFTV9LSU5EX1BSRUZFUkVOQ0UQAhIeChpNRU1PUllfSVRFTV9LSU5EX0NBTkRJREFURRADEiAKHE1FTU9SWV9JVEVNX0tJTkRfU0FWRURfUVVFUlkQBBIaChZNRU1PUllfSVRFTV9LSU5EX1NLSUxMEAUq5gEKC01lbW9yeVdyaXRlEhwKGE1FTU9SWV9XUklURV9VTlNQRUNJRklFRBAAEhgKFE1FTU9SWV9XUklURV9DUkVBVEVEEAESGAoUTUVNT1JZX1dSSVRFX1VQREFURUQQAhIZChVNRU1PUllfV1JJVEVfUFJPUE9TRUQQAxIaChZNRU1PUllfV1JJVEVfQ09ORklSTUVEEAQSGQoVTUVNT1JZX1dSSVRFX0FQUFJPVkVEEAUSGQoVTUVNT1JZX1dSSVRFX1JFSkVDVEVEEAYSGAoUTUVNT1JZX1dSSVRFX0RFTEVURUQQB2IGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_tollgate_call_v1_call, file_tollgate_common_v1_common, file_tollgate_policy_v1_policy]);
 
 /**
  * Every message on stream `TOLLGATE_EVENTS` (subjects `tollgate.v1.evt.<area>.<event>`) is one
@@ -256,11 +256,16 @@ export type CallCompleted = Message<"tollgate.events.v1.CallCompleted"> & {
   principal?: Principal | undefined;
 
   /**
+   * The tool that ran. For a saved-query call (`saved_query` set) this is the base tool once
+   * the saved query's arguments were expanded, else the `sq_<name>` tool as requested.
+   *
    * @generated from field: string tool = 4;
    */
   tool: string;
 
   /**
+   * Version of `tool` (empty when the call stopped before validation).
+   *
    * @generated from field: string tool_version = 5;
    */
   toolVersion: string;
@@ -276,7 +281,8 @@ export type CallCompleted = Message<"tollgate.events.v1.CallCompleted"> & {
   resourceVersion: number;
 
   /**
-   * Arguments with redaction applied.
+   * Arguments of `tool` with redaction applied: for a saved-query call, the base-tool arguments
+   * the saved query expanded to (never the preferred fields defaulted in; see meta).
    *
    * @generated from field: google.protobuf.Struct arguments = 8;
    */
@@ -325,6 +331,13 @@ export type CallCompleted = Message<"tollgate.events.v1.CallCompleted"> & {
    * @generated from field: google.protobuf.Timestamp started_at = 16;
    */
   startedAt?: Timestamp | undefined;
+
+  /**
+   * Set when the agent called a saved query (`sq_<name>`) and it was found.
+   *
+   * @generated from field: tollgate.events.v1.SavedQueryUse saved_query = 17;
+   */
+  savedQuery?: SavedQueryUse | undefined;
 };
 
 /**
@@ -333,6 +346,60 @@ export type CallCompleted = Message<"tollgate.events.v1.CallCompleted"> & {
  */
 export const CallCompletedSchema: GenMessage<CallCompleted> = /*@__PURE__*/
   messageDesc(file_tollgate_events_v1_events, 3);
+
+/**
+ * The saved query a call went through, as the memory bucket held it when the call ran.
+ *
+ * @generated from message tollgate.events.v1.SavedQueryUse
+ */
+export type SavedQueryUse = Message<"tollgate.events.v1.SavedQueryUse"> & {
+  /**
+   * The saved query's id in the memory service.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The approved revision that ran.
+   *
+   * @generated from field: uint32 revision = 3;
+   */
+  revision: number;
+
+  /**
+   * Content hash of that revision.
+   *
+   * @generated from field: string content_hash = 4;
+   */
+  contentHash: string;
+
+  /**
+   * The tool the agent called, `sq_<name>`.
+   *
+   * @generated from field: string tool = 5;
+   */
+  tool: string;
+
+  /**
+   * Version of the saved-query tool the call was checked against (empty when it stopped before).
+   *
+   * @generated from field: string tool_version = 6;
+   */
+  toolVersion: string;
+};
+
+/**
+ * Describes the message tollgate.events.v1.SavedQueryUse.
+ * Use `create(SavedQueryUseSchema)` to create a new message.
+ */
+export const SavedQueryUseSchema: GenMessage<SavedQueryUse> = /*@__PURE__*/
+  messageDesc(file_tollgate_events_v1_events, 4);
 
 /**
  * `call.denied`: authentication or policy refused a call before it ran.
@@ -358,6 +425,8 @@ export type CallDenied = Message<"tollgate.events.v1.CallDenied"> & {
   principal?: Principal | undefined;
 
   /**
+   * As in CallCompleted: the base tool of an expanded saved-query call, else as requested.
+   *
    * @generated from field: string tool = 4;
    */
   tool: string;
@@ -373,7 +442,7 @@ export type CallDenied = Message<"tollgate.events.v1.CallDenied"> & {
   resourceVersion: number;
 
   /**
-   * Arguments with redaction applied.
+   * Arguments of `tool` with redaction applied (as in CallCompleted).
    *
    * @generated from field: google.protobuf.Struct arguments = 7;
    */
@@ -390,6 +459,13 @@ export type CallDenied = Message<"tollgate.events.v1.CallDenied"> & {
    * @generated from field: tollgate.common.v1.Error error = 9;
    */
   error?: Error | undefined;
+
+  /**
+   * Set when the agent called a saved query (`sq_<name>`) and it was found.
+   *
+   * @generated from field: tollgate.events.v1.SavedQueryUse saved_query = 10;
+   */
+  savedQuery?: SavedQueryUse | undefined;
 };
 
 /**
@@ -397,7 +473,7 @@ export type CallDenied = Message<"tollgate.events.v1.CallDenied"> & {
  * Use `create(CallDeniedSchema)` to create a new message.
  */
 export const CallDeniedSchema: GenMessage<CallDenied> = /*@__PURE__*/
-  messageDesc(file_tollgate_events_v1_events, 4);
+  messageDesc(file_tollgate_events_v1_events, 5);
 
 /**
  * `approval.requested`: a call was parked for a person to decide.
@@ -416,7 +492,7 @@ export type ApprovalRequested = Message<"tollgate.events.v1.ApprovalRequested"> 
  * Use `create(ApprovalRequestedSchema)` to create a new message.
  */
 export const ApprovalRequestedSchema: GenMessage<ApprovalRequested> = /*@__PURE__*/
-  messageDesc(file_tollgate_events_v1_events, 5);
+  messageDesc(file_tollgate_events_v1_events, 6);
 
 /**
  * `approval.decided`: an approval was approved, rejected or expired.
@@ -435,7 +511,7 @@ export type ApprovalDecided = Message<"tollgate.events.v1.ApprovalDecided"> & {
  * Use `create(ApprovalDecidedSchema)` to create a new message.
  */
 export const ApprovalDecidedSchema: GenMessage<ApprovalDecided> = /*@__PURE__*/
-  messageDesc(file_tollgate_events_v1_events, 6);
+  messageDesc(file_tollgate_events_v1_events, 7);
 
 /**
  * `memory.written`: a memory item changed. Carries identifiers, not content.
@@ -496,7 +572,7 @@ export type MemoryWritten = Message<"tollgate.events.v1.MemoryWritten"> & {
  * Use `create(MemoryWrittenSchema)` to create a new message.
  */
 export const MemoryWrittenSchema: GenMessage<MemoryWritten> = /*@__PURE__*/
-  messageDesc(file_tollgate_events_v1_events, 7);
+  messageDesc(file_tollgate_events_v1_events, 8);
 
 /**
  * `tools.listed`: tools were handed to an agent. Records what the agent was offered, so a
@@ -533,7 +609,7 @@ export type ToolsListed = Message<"tollgate.events.v1.ToolsListed"> & {
  * Use `create(ToolsListedSchema)` to create a new message.
  */
 export const ToolsListedSchema: GenMessage<ToolsListed> = /*@__PURE__*/
-  messageDesc(file_tollgate_events_v1_events, 8);
+  messageDesc(file_tollgate_events_v1_events, 9);
 
 /**
  * One tool as offered: enough to find the exact definition the agent held.
@@ -571,7 +647,7 @@ export type OfferedTool = Message<"tollgate.events.v1.OfferedTool"> & {
  * Use `create(OfferedToolSchema)` to create a new message.
  */
 export const OfferedToolSchema: GenMessage<OfferedTool> = /*@__PURE__*/
-  messageDesc(file_tollgate_events_v1_events, 9);
+  messageDesc(file_tollgate_events_v1_events, 10);
 
 /**
  * What made a new resource version.

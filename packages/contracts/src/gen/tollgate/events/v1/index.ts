@@ -18,6 +18,7 @@ export {
   ResourceChange,
   ResourceChangeSchema,
   ResourceChangedSchema,
+  SavedQueryUseSchema,
   ToolsListedSchema,
   file_tollgate_events_v1_events,
 } from './events_pb.js';
@@ -31,5 +32,6 @@ export type {
   OfferedTool,
   PolicyChanged,
   ResourceChanged,
+  SavedQueryUse,
   ToolsListed,
 } from './events_pb.js';
