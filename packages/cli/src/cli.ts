@@ -10,6 +10,7 @@ import { registerAudit } from './commands/audit.js';
 import { registerCall } from './commands/call.js';
 import { registerChat } from './commands/chat.js';
 import { registerDiscover } from './commands/discover.js';
+import { registerMemory } from './commands/memory.js';
 import { registerResources } from './commands/resources.js';
 import { registerStack } from './commands/stack.js';
 import { registerToken } from './commands/token.js';
@@ -88,6 +89,7 @@ function buildProgram(io: CliIo, run: ActionRunner): Command {
   registerCall(program, run);
   registerChat(program, run);
   registerApprovals(program, run);
+  registerMemory(program, run);
   registerAudit(program, run);
   configure(program);
   return program;

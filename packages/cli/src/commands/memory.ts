@@ -1,0 +1,278 @@
+import type { Command } from 'commander';
+import { toJson } from '@bufbuild/protobuf';
+import {
+  CandidateKind,
+  CandidateSchema,
+  CandidateStatus,
+  MemoryService,
+  PreferenceSchema,
+  PreferenceStatus,
+  RevisionStatus,
+  SavedQuerySchema,
+  SkillSchema,
+} from '@tollgate/contracts/memory/v1';
+import type { Candidate, Preference, SavedQuery, Skill } from '@tollgate/contracts/memory/v1';
+import type { ActionRunner } from '../cli.js';
+import type { CliContext } from '../context.js';
+import { CLI_AGENT } from '../context.js';
+import { renderFields, renderTable } from '../output/table.js';
+import { short } from '../render/diff.js';
+import { oneOf } from './parse.js';
+
+/** Whose memory a command reads, and the person doing it. */
+interface MemoryOptions {
+  /** The agent whose memory it is. */
+  for: string;
+  /** The person it belongs to / who reviews (default TOLLGATE_USER or the login name). */
+  user?: string;
+}
+
+const CANDIDATE_STATUSES = ['pending', 'confirmed', 'rejected'] as const;
+const REVISION_STATUSES = ['approved', 'proposed', 'rejected'] as const;
+
+/**
+ * `tollgate memory prefs ls | forget ID`, `memory candidates ls | confirm ID | reject ID`,
+ * `memory saved-queries ls`, `memory skills ls`. A person reviews through the CLI's own agent
+ * (`tollgate-cli`), so what an agent proposed is never confirmed by that agent itself.
+ */
+export function registerMemory(program: Command, run: ActionRunner): void {
+  const memory = program
+    .command('memory')
+    .description('what agents remember: preferences, candidates, saved queries, skills');
+  const scoped = (command: Command) =>
+    command
+      .requiredOption('--for <agent>', 'the agent whose memory it is')
+      .option('--user <name>', 'the person (default TOLLGATE_USER or the login name)');
+
+  const prefs = memory.command('prefs').description('facts remembered about a user or agent');
+  scoped(
+    prefs.command('ls').description('preferences in effect and waiting for confirmation'),
+  ).action(
+    run(async (ctx, options: MemoryOptions) => {
+      const client = await memoryClient(ctx, options);
+      const items = await pages((pageToken) =>
+        client
+          .listPreferences({ agent: options.for, pageSize: 100, pageToken })
+          .then((r) => ({ items: r.preferences, next: r.nextPageToken })),
+      );
+      ctx.out.result({ preferences: items.map((p) => toJson(PreferenceSchema, p)) }, () =>
+        items.length === 0
+          ? `nothing remembered for ${options.for}`
+          : renderTable(
+              [
+                { header: 'ID', cell: (p: Preference) => p.id, max: 36 },
+                { header: 'KEY', cell: (p) => p.key },
+                { header: 'STATUS', cell: (p) => label(PreferenceStatus[p.status]) },
+                { header: 'USER', cell: (p) => p.user || '(all)' },
+                { header: 'TEXT', cell: (p) => p.text, max: 60 },
+              ],
+              items,
+              ctx.out.style,
+            ),
+      );
+    }),
+  );
+  scoped(prefs.command('forget').description('forget a preference').argument('<id>')).action(
+    run(async (ctx, id: string, options: MemoryOptions) => {
+      const client = await memoryClient(ctx, options);
+      await client.forgetPreference({ id });
+      ctx.out.result({ id, forgotten: true }, `forgot ${id}`);
+    }),
+  );
+
+  const candidates = memory
+    .command('candidates')
+    .description('what memory proposes to remember, waiting for a person');
+  scoped(candidates.command('ls').description('candidates (pending unless --status)'))
+    .option('--status <status>', CANDIDATE_STATUSES.join(', '))
+    .action(
+      run(async (ctx, options: MemoryOptions & { status?: string }) => {
+        const status = oneOf('--status', options.status ?? 'pending', CANDIDATE_STATUSES);
+        const client = await memoryClient(ctx, options);
+        const items = await pages((pageToken) =>
+          client
+            .listCandidates({
+              agent: options.for,
+              status: CANDIDATE_STATUS[status],
+              pageSize: 100,
+              pageToken,
+            })
+            .then((r) => ({ items: r.candidates, next: r.nextPageToken })),
+        );
+        ctx.out.result({ candidates: items.map((c) => toJson(CandidateSchema, c)) }, () =>
+          items.length === 0
+            ? `no ${status} candidates for ${options.for}`
+            : renderTable(
+                [
+                  { header: 'ID', cell: (c: Candidate) => c.id, max: 36 },
+                  { header: 'KIND', cell: (c) => label(CandidateKind[c.kind]) },
+                  { header: 'USER', cell: (c) => c.user || '(all)' },
+                  { header: 'CONFIDENCE', cell: (c) => c.confidence.toFixed(2) },
+                  { header: 'SUMMARY', cell: (c) => c.summary, max: 70 },
+                ],
+                items,
+                ctx.out.style,
+              ),
+        );
+      }),
+    );
+  scoped(
+    candidates
+      .command('confirm')
+      .description('confirm a candidate: what it proposes is created and in effect')
+      .argument('<id>'),
+  )
+    .option('--name <name>', 'name for a saved query or skill (default: the proposed one)')
+    .option('--description <text>', 'description for a saved query or skill')
+    .action(
+      run(
+        async (
+          ctx,
+          id: string,
+          options: MemoryOptions & { name?: string; description?: string },
+        ) => {
+          const client = await memoryClient(ctx, options);
+          const { candidate } = await client.confirmCandidate({
+            id,
+            name: options.name ?? '',
+            description: options.description ?? '',
+          });
+          if (candidate === undefined) throw new Error(`the memory service answered without ${id}`);
+          ctx.out.result(toJson(CandidateSchema, candidate), () =>
+            [
+              `${ctx.out.style.green('confirmed')} ${candidate.id}`,
+              renderFields(
+                [
+                  ['kind', label(CandidateKind[candidate.kind])],
+                  ['created', candidate.createdId || '-'],
+                  ['decided by', candidate.decidedBy || '-'],
+                ],
+                ctx.out.style,
+              ),
+            ].join('\n'),
+          );
+        },
+      ),
+    );
+  scoped(candidates.command('reject').description('reject a candidate for good').argument('<id>'))
+    .option('--reason <text>', 'why')
+    .action(
+      run(async (ctx, id: string, options: MemoryOptions & { reason?: string }) => {
+        const client = await memoryClient(ctx, options);
+        const { candidate } = await client.rejectCandidate({ id, reason: options.reason ?? '' });
+        if (candidate === undefined) throw new Error(`the memory service answered without ${id}`);
+        ctx.out.result(
+          toJson(CandidateSchema, candidate),
+          `${ctx.out.style.red('rejected')} ${id}`,
+        );
+      }),
+    );
+
+  scoped(
+    memory
+      .command('saved-queries')
+      .description('saved queries (approved unless --status); approved ones are offered as tools'),
+  )
+    .option('--status <status>', REVISION_STATUSES.join(', '))
+    .action(
+      run(async (ctx, options: MemoryOptions & { status?: string }) => {
+        const status = oneOf('--status', options.status ?? 'approved', REVISION_STATUSES);
+        const client = await memoryClient(ctx, options);
+        const items = await pages((pageToken) =>
+          client
+            .listSavedQueries({
+              agent: options.for,
+              status: REVISION_STATUS[status],
+              pageSize: 100,
+              pageToken,
+            })
+            .then((r) => ({ items: r.savedQueries, next: r.nextPageToken })),
+        );
+        ctx.out.result({ savedQueries: items.map((q) => toJson(SavedQuerySchema, q)) }, () =>
+          items.length === 0
+            ? `no ${status} saved queries for ${options.for}`
+            : renderTable(
+                [
+                  { header: 'TOOL', cell: (q: SavedQuery) => `sq_${q.name}` },
+                  { header: 'REV', cell: (q) => String(q.revision) },
+                  { header: 'RUNS', cell: (q) => q.tool },
+                  { header: 'PARAMETERS', cell: (q) => q.parameters.map((p) => p.name).join(', ') },
+                  { header: 'FIXED', cell: (q) => short(q.arguments ?? {}, 50) },
+                  { header: 'USER', cell: (q) => q.user || '(all)' },
+                ],
+                items,
+                ctx.out.style,
+              ),
+        );
+      }),
+    );
+
+  scoped(memory.command('skills').description('skills (approved unless --status)'))
+    .option('--status <status>', REVISION_STATUSES.join(', '))
+    .action(
+      run(async (ctx, options: MemoryOptions & { status?: string }) => {
+        const status = oneOf('--status', options.status ?? 'approved', REVISION_STATUSES);
+        const client = await memoryClient(ctx, options);
+        const items = await pages((pageToken) =>
+          client
+            .listSkills({
+              agent: options.for,
+              status: REVISION_STATUS[status],
+              pageSize: 100,
+              pageToken,
+            })
+            .then((r) => ({ items: r.skills, next: r.nextPageToken })),
+        );
+        ctx.out.result({ skills: items.map((s) => toJson(SkillSchema, s)) }, () =>
+          items.length === 0
+            ? `no ${status} skills for ${options.for}`
+            : renderTable(
+                [
+                  { header: 'NAME', cell: (s: Skill) => s.name },
+                  { header: 'REV', cell: (s) => String(s.revision) },
+                  { header: 'TOOLS', cell: (s) => s.tools.join(', ') },
+                  { header: 'DESCRIPTION', cell: (s) => s.description, max: 60 },
+                ],
+                items,
+                ctx.out.style,
+              ),
+        );
+      }),
+    );
+}
+
+const CANDIDATE_STATUS: Record<(typeof CANDIDATE_STATUSES)[number], CandidateStatus> = {
+  pending: CandidateStatus.PENDING,
+  confirmed: CandidateStatus.CONFIRMED,
+  rejected: CandidateStatus.REJECTED,
+};
+
+const REVISION_STATUS: Record<(typeof REVISION_STATUSES)[number], RevisionStatus> = {
+  approved: RevisionStatus.APPROVED,
+  proposed: RevisionStatus.PROPOSED,
+  rejected: RevisionStatus.REJECTED,
+};
+
+/** The memory service as the person, through the CLI's own agent. */
+async function memoryClient(ctx: CliContext, options: MemoryOptions) {
+  const token = await ctx.agentToken(CLI_AGENT, { user: options.user ?? ctx.user() });
+  return (await ctx.grpc('memory', MemoryService, token)).client;
+}
+
+async function pages<T>(
+  fetch: (pageToken: string) => Promise<{ items: T[]; next: string }>,
+): Promise<T[]> {
+  const all: T[] = [];
+  let token = '';
+  do {
+    const page = await fetch(token);
+    all.push(...page.items);
+    token = page.next;
+  } while (token !== '' && all.length < 10_000);
+  return all;
+}
+
+/** An enum value's name as words: `SAVED_QUERY` → `saved query`. */
+function label(name: string | undefined): string {
+  return (name ?? 'unknown').toLowerCase().replace(/_/g, ' ');
+}
