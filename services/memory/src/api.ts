@@ -21,6 +21,7 @@ import {
   savedQueryContent,
   savedQueryMessage,
   sessionMessage,
+  sessionOutcome,
   skillContent,
   skillMessage,
   valueFromProto,
@@ -59,6 +60,16 @@ export function memoryServiceImpl(
       return {
         session: sessionMessage(await memory.sessions.resume(await caller(ctx), req.sessionId)),
       };
+    },
+    async endSession(req, ctx) {
+      const principal = await caller(ctx);
+      const { session, skillCandidateId } = await memory.endSession(
+        principal,
+        req.sessionId,
+        sessionOutcome.read('outcome', req.outcome),
+        req.expectedVersion,
+      );
+      return { session: sessionMessage(session), skillCandidateId };
     },
     async listPreferences(req, ctx) {
       const principal = await caller(ctx);

@@ -13,6 +13,8 @@ import {
   PreferenceStatus,
   RecallKind,
   RevisionStatus,
+  SessionOutcome,
+  SessionStatus,
   SkillFailureAction,
 } from '@tollgate/contracts/memory/v1';
 import type {
@@ -28,6 +30,7 @@ import type {
 import type { CapabilityView } from './capabilities.js';
 import type { RecallItemKind } from './recall.js';
 import type { SessionSnapshot } from './sessions.js';
+import type { SessionOutcome as DomainSessionOutcome } from './sessions.js';
 import { formatActor } from './types.js';
 import type * as domain from './types.js';
 import { invalid } from './validate.js';
@@ -85,6 +88,11 @@ export const failureAction = enumMap<domain.FailureAction>('failure action', [
   ['skip', SkillFailureAction.SKIP],
   ['ask_user', SkillFailureAction.ASK_USER],
 ]);
+export const sessionOutcome = enumMap<DomainSessionOutcome>('session outcome', [
+  ['succeeded', SessionOutcome.SUCCEEDED],
+  ['failed', SessionOutcome.FAILED],
+  ['abandoned', SessionOutcome.ABANDONED],
+]);
 export const recallKind = enumMap<RecallItemKind>('recall kind', [
   ['preference', RecallKind.PREFERENCE],
   ['saved_query', RecallKind.SAVED_QUERY],
@@ -108,6 +116,10 @@ export function sessionMessage(s: SessionSnapshot): MessageInitShape<typeof Sess
     createdAt: time(s.createdAt),
     updatedAt: time(s.updatedAt),
     expiresAt: time(s.expiresAt),
+    status: s.ended === undefined ? SessionStatus.OPEN : SessionStatus.ENDED,
+    outcome:
+      s.ended === undefined ? SessionOutcome.UNSPECIFIED : sessionOutcome.write(s.ended.outcome),
+    endedAt: time(s.ended?.at),
   };
 }
 

@@ -24,7 +24,7 @@ await bootService({
     const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUERS_FILE, logger);
     const store = await openStore(mongo.db);
     const announcer = new BusAnnouncer({ publisher: new EventPublisher(nc), store, logger });
-    const memory = new Memory({ store, announcer, settings: config });
+    const memory = new Memory({ store, announcer, settings: config, logger });
     addMemoryService(grpcServer, memory, verifier, logger);
     const learning = await startCallLearning({
       nc,

@@ -4,6 +4,8 @@
  * announcer for `memory.written`, a clock and settings (so tests build it with real clients).
  */
 import type { Principal } from '@tollgate/core';
+import { createLogger } from '@tollgate/kit';
+import type { Logger } from '@tollgate/kit';
 import type { Announcer } from './announce.js';
 import { CandidateBook } from './candidates.js';
 import { CapabilityBook } from './capabilities.js';
@@ -16,6 +18,8 @@ import { rankMemory } from './recall.js';
 import type { RecallItem, RecallItemKind } from './recall.js';
 import { savedQuerySpec } from './saved-query.js';
 import { SessionBook } from './sessions.js';
+import type { SessionOutcome, SessionSnapshot } from './sessions.js';
+import { skillCandidateOf } from './session-skills.js';
 import { skillSpec } from './skill.js';
 import type { MemoryStore } from './store.js';
 import type { PreferenceRecord, SavedQueryContent, SkillContent } from './types.js';
@@ -26,6 +30,8 @@ export interface MemoryDeps {
   announcer: Announcer;
   settings: MemorySettings;
   clock?: () => Date;
+  /** For what is dropped quietly (e.g. a skill proposal that fails the skill check). */
+  logger?: Logger;
 }
 
 /** One recalled item with its score. */
@@ -46,12 +52,16 @@ export class Memory {
   readonly learner: Learner;
   readonly #settings: MemorySettings;
   readonly #clock: () => Date;
+  readonly #store: MemoryStore;
+  readonly #logger: Logger;
 
   constructor(deps: MemoryDeps) {
     const clock = deps.clock ?? (() => new Date());
     const { store, announcer, settings } = deps;
     this.#settings = settings;
     this.#clock = clock;
+    this.#store = store;
+    this.#logger = deps.logger ?? createLogger({ service: 'memory', level: 'silent' });
     this.sessions = new SessionBook({ store, announcer, clock, settings });
     this.preferences = new PreferenceBook({ store, announcer, clock, settings });
     this.savedQueries = new CapabilityBook(savedQuerySpec, {
@@ -80,6 +90,24 @@ export class Memory {
       candidates: this.candidates,
       settings,
     });
+  }
+
+  /**
+   * Ends a session (see SessionBook.end); one that SUCCEEDED proposes its procedure as a skill
+   * candidate (see session-skills.ts). Repeating the end returns the same candidate id.
+   */
+  async endSession(
+    principal: Principal,
+    sessionId: string,
+    outcome: SessionOutcome | undefined,
+    expectedVersion: number | undefined,
+  ): Promise<{ session: SessionSnapshot; skillCandidateId: string }> {
+    const { session } = await this.sessions.end(principal, sessionId, outcome, expectedVersion);
+    const skillCandidateId = await skillCandidateOf(
+      { store: this.#store, candidates: this.candidates, logger: this.#logger },
+      session,
+    );
+    return { session, skillCandidateId };
   }
 
   /** Active preferences, approved saved queries and skills of the principal's own memory, ranked for `task`. */

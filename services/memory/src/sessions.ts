@@ -2,7 +2,8 @@
  * Session snapshots (short-term memory): one per (owner, session id), rewritten after every
  * step with an optimistic version so an agent that crashed resumes from its last step.
  * Secret-looking values are replaced by `[redacted]` rather than refusing the step; a
- * snapshot expires after an idle time (expired = not found; the sweeper deletes it).
+ * snapshot expires after an idle time (expired = not found; the sweeper deletes it). Ending a
+ * session records its outcome and is final: an ended session takes no more snapshots.
  */
 import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
@@ -15,6 +16,10 @@ import { StoredDoc } from './stored.js';
 import type { JsonObject, Owner } from './types.js';
 import { Problems, SESSION_ID, preview } from './validate.js';
 
+/** How a session ended, as its agent reports it. */
+export type SessionOutcome = 'succeeded' | 'failed' | 'abandoned';
+export const SESSION_OUTCOMES: readonly SessionOutcome[] = ['succeeded', 'failed', 'abandoned'];
+
 export interface SessionSnapshot {
   owner: Owner;
   sessionId: string;
@@ -23,6 +28,8 @@ export interface SessionSnapshot {
   createdAt: Date;
   updatedAt: Date;
   expiresAt: Date;
+  /** Set once the session ended (snapshots stored before ending was added have neither). */
+  ended: { outcome: SessionOutcome; at: Date } | undefined;
 }
 
 export interface SessionDeps {
@@ -94,6 +101,7 @@ export class SessionBook {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const now = this.#deps.clock();
       const current = await this.#current(id, now);
+      if (current !== null && current['endedAt'] != null) throw endedRefusal(readSession(current));
       const stored = current?.['version'] as number | undefined;
       if (expectedVersion !== undefined && expectedVersion !== (stored ?? 0)) {
         throw conflict(sessionId, expectedVersion, stored ?? 0);
@@ -130,6 +138,88 @@ export class SessionBook {
         writtenBy: actorOf(principal),
       });
       return { session, redactedPaths: paths };
+    }
+    throw new TollgateError(
+      'VERSION_CONFLICT',
+      `Session ${preview(sessionId)} is being written concurrently; retry.`,
+    );
+  }
+
+  /**
+   * Ends a session with an outcome, as one more version (arbitrated like a put, so an end and a
+   * put racing from one version cannot both win). Ending an ended session again with the same
+   * outcome returns it unchanged (`ended: false`) — `expectedVersion` may then name the version
+   * it ended from or the ended one; another outcome is VERSION_CONFLICT.
+   */
+  async end(
+    principal: Principal,
+    sessionId: string,
+    outcome: SessionOutcome | undefined,
+    expectedVersion: number | undefined,
+  ): Promise<{ session: SessionSnapshot; ended: boolean }> {
+    const problems = new Problems();
+    problems.match('session_id', sessionId, SESSION_ID, '1-128 of A-Z a-z 0-9 . _ : -');
+    if (outcome === undefined) {
+      problems.add(
+        'outcome',
+        'outcome is required',
+        'SUCCEEDED, FAILED or ABANDONED',
+        'UNSPECIFIED',
+      );
+    }
+    if (expectedVersion === 0) {
+      problems.add(
+        'expected_version',
+        'expected_version 0 means "must not exist"; only a stored session can end',
+        'the stored version, or unset',
+        '0',
+      );
+    }
+    problems.throwIfAny('Cannot end the session');
+    const owner = ownerOf(principal);
+    const id = sessionKey(owner, sessionId);
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const now = this.#deps.clock();
+      const current = await this.#current(id, now);
+      if (current === null) throw notFound(sessionId);
+      const stored = current['version'] as number;
+      if (current['endedAt'] != null) {
+        const session = readSession(current);
+        if (session.ended?.outcome !== outcome) throw outcomeConflict(session, outcome!);
+        const repeat =
+          expectedVersion === undefined || [stored, stored - 1].includes(expectedVersion);
+        if (!repeat) throw conflict(sessionId, expectedVersion, stored);
+        return { session, ended: false };
+      }
+      if (expectedVersion !== undefined && expectedVersion !== stored) {
+        throw conflict(sessionId, expectedVersion, stored);
+      }
+      if (!(await claimTransition(this.#deps.store.claims, id, stored, now))) continue;
+      const written = await this.#deps.store.sessions.findOneAndUpdate(
+        { _id: id, version: stored },
+        {
+          $set: {
+            version: stored + 1,
+            outcome,
+            endedAt: now,
+            updatedAt: now,
+            expiresAt: new Date(now.getTime() + this.#deps.settings.sessionIdleMs),
+          },
+        },
+        { returnDocument: 'after' },
+      );
+      if (written === null) continue;
+      const session = readSession(written);
+      await this.#deps.announcer.announce({
+        owner,
+        kind: 'session',
+        id: sessionId,
+        version: session.version,
+        write: 'updated',
+        sessionId,
+        writtenBy: actorOf(principal),
+      });
+      return { session, ended: true };
     }
     throw new TollgateError(
       'VERSION_CONFLICT',
@@ -205,10 +295,47 @@ function conflict(sessionId: string, expected: number, stored: number): Tollgate
   );
 }
 
+function endedRefusal(session: SessionSnapshot): TollgateError {
+  const outcome = session.ended?.outcome ?? 'ended';
+  return new TollgateError(
+    'VERSION_CONFLICT',
+    `Session ${preview(session.sessionId)} ended (${outcome}) at ${session.ended?.at.toISOString()} and takes no more snapshots; start a new session.`,
+    {
+      details: [
+        {
+          path: 'session_id',
+          message: 'the session has ended',
+          expected: 'an open session',
+          found: `ended (${outcome})`,
+        },
+      ],
+    },
+  );
+}
+
+function outcomeConflict(session: SessionSnapshot, requested: SessionOutcome): TollgateError {
+  const outcome = session.ended?.outcome ?? '';
+  return new TollgateError(
+    'VERSION_CONFLICT',
+    `Session ${preview(session.sessionId)} already ended as ${outcome}; it cannot end again as ${requested}.`,
+    {
+      details: [
+        {
+          path: 'outcome',
+          message: 'the session already ended with another outcome',
+          expected: outcome.toUpperCase(),
+          found: requested.toUpperCase(),
+        },
+      ],
+    },
+  );
+}
+
 function readSession(doc: StoredDocument): SessionSnapshot {
   const d = new StoredDoc('memory_sessions', doc);
   const version = d.number('version');
   if (!Number.isInteger(version) || version < 1) d.fail('version is not a positive integer');
+  const endedAt = d.optionalDate('endedAt');
   return {
     owner: d.owner(),
     sessionId: d.string('sessionId'),
@@ -217,5 +344,9 @@ function readSession(doc: StoredDocument): SessionSnapshot {
     createdAt: d.date('createdAt'),
     updatedAt: d.date('updatedAt'),
     expiresAt: d.date('expiresAt'),
+    ended:
+      endedAt === undefined
+        ? undefined
+        : { outcome: d.oneOf('outcome', SESSION_OUTCOMES), at: endedAt },
   };
 }

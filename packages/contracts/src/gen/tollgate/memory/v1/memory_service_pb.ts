@@ -6,7 +6,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Value } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
-import type { Candidate, CandidateKind, CandidateStatus, Preference, PreferenceStatus, RecallHit, RecallKind, RevisionStatus, SavedQuery, SavedQueryParameter, Session, Skill, SkillParameter, SkillStep } from "./memory_pb.js";
+import type { Candidate, CandidateKind, CandidateStatus, Preference, PreferenceStatus, RecallHit, RecallKind, RevisionStatus, SavedQuery, SavedQueryParameter, Session, SessionOutcome, Skill, SkillParameter, SkillStep } from "./memory_pb.js";
 import { file_tollgate_memory_v1_memory } from "./memory_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file tollgate/memory/v1/memory_service.proto.
  */
 export const file_tollgate_memory_v1_memory_service: GenFile = /*@__PURE__*/
-  fileDesc("Cid0b2xsZ2F0ZS9tZW1vcnkvdjEvbWVtb3J5X3NlcnZpY2UucHJvdG8SEnRvbGxnYXRlLm1lbW9yeS52MSInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIkIKEkdldFNlc3Npb25SZXNwb25zZRIsCgdzZXNzaW9uGAEgASgLMhsudG9sbGdhdGUubWVtb3J5LnYxLlNlc3Npb24igwEKEVB1dFNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSJgoFc3RhdGUYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKA1IAIgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbiJaChJQdXRTZXNzaW9uUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLnRvbGxnYXRlLm1lbW9yeS52MS5TZXNzaW9uEhYKDnJlZGFjdGVkX3BhdGhzGAIgAygJIioKFFJlc3VtZVNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiRQoVUmVzdW1lU2Vzc2lvblJlc3BvbnNlEiwKB3Nlc3Npb24YASABKAsyGy50b2xsZ2F0ZS5tZW1vcnkudjEuU2Vzc2lvbiKSAQoWTGlzdFByZWZlcmVuY2VzUmVxdWVzdBIMCgR1c2VyGAEgASgJEjQKBnN0YXR1cxgCIAEoDjIkLnRvbGxnYXRlLm1lbW9yeS52MS5QcmVmZXJlbmNlU3RhdHVzEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJEg0KBWFnZW50GAUgASgJImcKF0xpc3RQcmVmZXJlbmNlc1Jlc3BvbnNlEjMKC3ByZWZlcmVuY2VzGAEgAygLMh4udG9sbGdhdGUubWVtb3J5LnYxLlByZWZlcmVuY2USFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIogBChRQdXRQcmVmZXJlbmNlUmVxdWVzdBILCgNrZXkYASABKAkSJQoFdmFsdWUYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDAoEdGV4dBgDIAEoCRIMCgR1c2VyGAQgASgJEhIKCnNlc3Npb25faWQYBSABKAkSDAoEa2luZBgGIAEoCSJLChVQdXRQcmVmZXJlbmNlUmVzcG9uc2USMgoKcHJlZmVyZW5jZRgBIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5QcmVmZXJlbmNlIiYKGENvbmZpcm1QcmVmZXJlbmNlUmVxdWVzdBIKCgJpZBgBIAEoCSJPChlDb25maXJtUHJlZmVyZW5jZVJlc3BvbnNlEjIKCnByZWZlcmVuY2UYASABKAsyHi50b2xsZ2F0ZS5tZW1vcnkudjEuUHJlZmVyZW5jZSIlChdGb3JnZXRQcmVmZXJlbmNlUmVxdWVzdBIKCgJpZBgBIAEoCSIaChhGb3JnZXRQcmVmZXJlbmNlUmVzcG9uc2UiswEKFUxpc3RDYW5kaWRhdGVzUmVxdWVzdBIvCgRraW5kGAEgASgOMiEudG9sbGdhdGUubWVtb3J5LnYxLkNhbmRpZGF0ZUtpbmQSMwoGc3RhdHVzGAIgASgOMiMudG9sbGdhdGUubWVtb3J5LnYxLkNhbmRpZGF0ZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCRINCgVhZ2VudBgFIAEoCSJkChZMaXN0Q2FuZGlkYXRlc1Jlc3BvbnNlEjEKCmNhbmRpZGF0ZXMYASADKAsyHS50b2xsZ2F0ZS5tZW1vcnkudjEuQ2FuZGlkYXRlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJIChdDb25maXJtQ2FuZGlkYXRlUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJIkwKGENvbmZpcm1DYW5kaWRhdGVSZXNwb25zZRIwCgljYW5kaWRhdGUYASABKAsyHS50b2xsZ2F0ZS5tZW1vcnkudjEuQ2FuZGlkYXRlIjQKFlJlamVjdENhbmRpZGF0ZVJlcXVlc3QSCgoCaWQYASABKAkSDgoGcmVhc29uGAIgASgJIksKF1JlamVjdENhbmRpZGF0ZVJlc3BvbnNlEjAKCWNhbmRpZGF0ZRgBIAEoCzIdLnRvbGxnYXRlLm1lbW9yeS52MS5DYW5kaWRhdGUiwQEKF0NyZWF0ZVNhdmVkUXVlcnlSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDAoEdG9vbBgDIAEoCRIqCglhcmd1bWVudHMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjsKCnBhcmFtZXRlcnMYBSADKAsyJy50b2xsZ2F0ZS5tZW1vcnkudjEuU2F2ZWRRdWVyeVBhcmFtZXRlchIMCgR1c2VyGAYgASgJIk8KGENyZWF0ZVNhdmVkUXVlcnlSZXNwb25zZRIzCgtzYXZlZF9xdWVyeRgBIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5IjQKFEdldFNhdmVkUXVlcnlSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNIkwKFUdldFNhdmVkUXVlcnlSZXNwb25zZRIzCgtzYXZlZF9xdWVyeRgBIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5IpEBChdMaXN0U2F2ZWRRdWVyaWVzUmVxdWVzdBIyCgZzdGF0dXMYASABKA4yIi50b2xsZ2F0ZS5tZW1vcnkudjEuUmV2aXNpb25TdGF0dXMSDAoEdG9vbBgCIAEoCRIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCRINCgVhZ2VudBgFIAEoCSJqChhMaXN0U2F2ZWRRdWVyaWVzUmVzcG9uc2USNQoNc2F2ZWRfcXVlcmllcxgBIAMoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSL6AQoXVXBkYXRlU2F2ZWRRdWVyeVJlcXVlc3QSCgoCaWQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDAoEdG9vbBgDIAEoCRIqCglhcmd1bWVudHMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh4KEWV4cGVjdGVkX3JldmlzaW9uGAUgASgNSACIAQESOwoKcGFyYW1ldGVycxgGIAMoCzInLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5UGFyYW1ldGVyEhEKCWJhc2VfaGFzaBgHIAEoCUIUChJfZXhwZWN0ZWRfcmV2aXNpb24iTwoYVXBkYXRlU2F2ZWRRdWVyeVJlc3BvbnNlEjMKC3NhdmVkX3F1ZXJ5GAEgASgLMh4udG9sbGdhdGUubWVtb3J5LnYxLlNhdmVkUXVlcnkiXgoYQXBwcm92ZVNhdmVkUXVlcnlSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNEg4KBnJlYXNvbhgDIAEoCRIUCgxjb250ZW50X2hhc2gYBCABKAkiUAoZQXBwcm92ZVNhdmVkUXVlcnlSZXNwb25zZRIzCgtzYXZlZF9xdWVyeRgBIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5IkcKF1JlamVjdFNhdmVkUXVlcnlSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNEg4KBnJlYXNvbhgDIAEoCSJPChhSZWplY3RTYXZlZFF1ZXJ5UmVzcG9uc2USMwoLc2F2ZWRfcXVlcnkYASABKAsyHi50b2xsZ2F0ZS5tZW1vcnkudjEuU2F2ZWRRdWVyeSIlChdEZWxldGVTYXZlZFF1ZXJ5UmVxdWVzdBIKCgJpZBgBIAEoCSIaChhEZWxldGVTYXZlZFF1ZXJ5UmVzcG9uc2Ui1wIKEkNyZWF0ZVNraWxsUmVxdWVzdBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhQKDGluc3RydWN0aW9ucxgDIAEoCRINCgV0b29scxgEIAMoCRIsCgVzdGVwcxgFIAMoCzIdLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbFN0ZXASMgoGaW5wdXRzGAYgAygLMiIudG9sbGdhdGUubWVtb3J5LnYxLlNraWxsUGFyYW1ldGVyEjMKB291dHB1dHMYByADKAsyIi50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGxQYXJhbWV0ZXISEQoJcmVzb3VyY2VzGAggAygJEhMKC3Blcm1pc3Npb25zGAkgAygJEhgKEGZhaWx1cmVfaGFuZGxpbmcYCiABKAkSDAoEdXNlchgLIAEoCRISCgpzZXNzaW9uX2lkGAwgASgJIj8KE0NyZWF0ZVNraWxsUmVzcG9uc2USKAoFc2tpbGwYASABKAsyGS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGwiLwoPR2V0U2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNIjwKEEdldFNraWxsUmVzcG9uc2USKAoFc2tpbGwYASABKAsyGS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGwifQoRTGlzdFNraWxsc1JlcXVlc3QSMgoGc3RhdHVzGAEgASgOMiIudG9sbGdhdGUubWVtb3J5LnYxLlJldmlzaW9uU3RhdHVzEhEKCXBhZ2Vfc2l6ZRgCIAEoDRISCgpwYWdlX3Rva2VuGAMgASgJEg0KBWFnZW50GAQgASgJIlgKEkxpc3RTa2lsbHNSZXNwb25zZRIpCgZza2lsbHMYASADKAsyGS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGwSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIvwCChJVcGRhdGVTa2lsbFJlcXVlc3QSCgoCaWQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSFAoMaW5zdHJ1Y3Rpb25zGAMgASgJEg0KBXRvb2xzGAQgAygJEh4KEWV4cGVjdGVkX3JldmlzaW9uGAUgASgNSACIAQESLAoFc3RlcHMYBiADKAsyHS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGxTdGVwEjIKBmlucHV0cxgHIAMoCzIiLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbFBhcmFtZXRlchIzCgdvdXRwdXRzGAggAygLMiIudG9sbGdhdGUubWVtb3J5LnYxLlNraWxsUGFyYW1ldGVyEhEKCXJlc291cmNlcxgJIAMoCRITCgtwZXJtaXNzaW9ucxgKIAMoCRIYChBmYWlsdXJlX2hhbmRsaW5nGAsgASgJEhEKCWJhc2VfaGFzaBgMIAEoCUIUChJfZXhwZWN0ZWRfcmV2aXNpb24iPwoTVXBkYXRlU2tpbGxSZXNwb25zZRIoCgVza2lsbBgBIAEoCzIZLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbCJZChNBcHByb3ZlU2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNEg4KBnJlYXNvbhgDIAEoCRIUCgxjb250ZW50X2hhc2gYBCABKAkiQAoUQXBwcm92ZVNraWxsUmVzcG9uc2USKAoFc2tpbGwYASABKAsyGS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGwiQgoSUmVqZWN0U2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNEg4KBnJlYXNvbhgDIAEoCSI/ChNSZWplY3RTa2lsbFJlc3BvbnNlEigKBXNraWxsGAEgASgLMhkudG9sbGdhdGUubWVtb3J5LnYxLlNraWxsIiAKEkRlbGV0ZVNraWxsUmVxdWVzdBIKCgJpZBgBIAEoCSIVChNEZWxldGVTa2lsbFJlc3BvbnNlIm8KDVJlY2FsbFJlcXVlc3QSDAoEdGFzaxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEg0KBXRvcF9rGAMgASgNEi0KBWtpbmRzGAQgAygOMh4udG9sbGdhdGUubWVtb3J5LnYxLlJlY2FsbEtpbmQiPQoOUmVjYWxsUmVzcG9uc2USKwoEaGl0cxgBIAMoCzIdLnRvbGxnYXRlLm1lbW9yeS52MS5SZWNhbGxIaXQykRQKDU1lbW9yeVNlcnZpY2USWwoKR2V0U2Vzc2lvbhIlLnRvbGxnYXRlLm1lbW9yeS52MS5HZXRTZXNzaW9uUmVxdWVzdBomLnRvbGxnYXRlLm1lbW9yeS52MS5HZXRTZXNzaW9uUmVzcG9uc2USWwoKUHV0U2Vzc2lvbhIlLnRvbGxnYXRlLm1lbW9yeS52MS5QdXRTZXNzaW9uUmVxdWVzdBomLnRvbGxnYXRlLm1lbW9yeS52MS5QdXRTZXNzaW9uUmVzcG9uc2USZAoNUmVzdW1lU2Vzc2lvbhIoLnRvbGxnYXRlLm1lbW9yeS52MS5SZXN1bWVTZXNzaW9uUmVxdWVzdBopLnRvbGxnYXRlLm1lbW9yeS52MS5SZXN1bWVTZXNzaW9uUmVzcG9uc2USagoPTGlzdFByZWZlcmVuY2VzEioudG9sbGdhdGUubWVtb3J5LnYxLkxpc3RQcmVmZXJlbmNlc1JlcXVlc3QaKy50b2xsZ2F0ZS5tZW1vcnkudjEuTGlzdFByZWZlcmVuY2VzUmVzcG9uc2USZAoNUHV0UHJlZmVyZW5jZRIoLnRvbGxnYXRlLm1lbW9yeS52MS5QdXRQcmVmZXJlbmNlUmVxdWVzdBopLnRvbGxnYXRlLm1lbW9yeS52MS5QdXRQcmVmZXJlbmNlUmVzcG9uc2UScAoRQ29uZmlybVByZWZlcmVuY2USLC50b2xsZ2F0ZS5tZW1vcnkudjEuQ29uZmlybVByZWZlcmVuY2VSZXF1ZXN0Gi0udG9sbGdhdGUubWVtb3J5LnYxLkNvbmZpcm1QcmVmZXJlbmNlUmVzcG9uc2USbQoQRm9yZ2V0UHJlZmVyZW5jZRIrLnRvbGxnYXRlLm1lbW9yeS52MS5Gb3JnZXRQcmVmZXJlbmNlUmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5Gb3JnZXRQcmVmZXJlbmNlUmVzcG9uc2USZwoOTGlzdENhbmRpZGF0ZXMSKS50b2xsZ2F0ZS5tZW1vcnkudjEuTGlzdENhbmRpZGF0ZXNSZXF1ZXN0GioudG9sbGdhdGUubWVtb3J5LnYxLkxpc3RDYW5kaWRhdGVzUmVzcG9uc2USbQoQQ29uZmlybUNhbmRpZGF0ZRIrLnRvbGxnYXRlLm1lbW9yeS52MS5Db25maXJtQ2FuZGlkYXRlUmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5Db25maXJtQ2FuZGlkYXRlUmVzcG9uc2USagoPUmVqZWN0Q2FuZGlkYXRlEioudG9sbGdhdGUubWVtb3J5LnYxLlJlamVjdENhbmRpZGF0ZVJlcXVlc3QaKy50b2xsZ2F0ZS5tZW1vcnkudjEuUmVqZWN0Q2FuZGlkYXRlUmVzcG9uc2USbQoQQ3JlYXRlU2F2ZWRRdWVyeRIrLnRvbGxnYXRlLm1lbW9yeS52MS5DcmVhdGVTYXZlZFF1ZXJ5UmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5DcmVhdGVTYXZlZFF1ZXJ5UmVzcG9uc2USZAoNR2V0U2F2ZWRRdWVyeRIoLnRvbGxnYXRlLm1lbW9yeS52MS5HZXRTYXZlZFF1ZXJ5UmVxdWVzdBopLnRvbGxnYXRlLm1lbW9yeS52MS5HZXRTYXZlZFF1ZXJ5UmVzcG9uc2USbQoQTGlzdFNhdmVkUXVlcmllcxIrLnRvbGxnYXRlLm1lbW9yeS52MS5MaXN0U2F2ZWRRdWVyaWVzUmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5MaXN0U2F2ZWRRdWVyaWVzUmVzcG9uc2USbQoQVXBkYXRlU2F2ZWRRdWVyeRIrLnRvbGxnYXRlLm1lbW9yeS52MS5VcGRhdGVTYXZlZFF1ZXJ5UmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5VcGRhdGVTYXZlZFF1ZXJ5UmVzcG9uc2UScAoRQXBwcm92ZVNhdmVkUXVlcnkSLC50b2xsZ2F0ZS5tZW1vcnkudjEuQXBwcm92ZVNhdmVkUXVlcnlSZXF1ZXN0Gi0udG9sbGdhdGUubWVtb3J5LnYxLkFwcHJvdmVTYXZlZFF1ZXJ5UmVzcG9uc2USbQoQUmVqZWN0U2F2ZWRRdWVyeRIrLnRvbGxnYXRlLm1lbW9yeS52MS5SZWplY3RTYXZlZFF1ZXJ5UmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5SZWplY3RTYXZlZFF1ZXJ5UmVzcG9uc2USbQoQRGVsZXRlU2F2ZWRRdWVyeRIrLnRvbGxnYXRlLm1lbW9yeS52MS5EZWxldGVTYXZlZFF1ZXJ5UmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5EZWxldGVTYXZlZFF1ZXJ5UmVzcG9uc2USXgoLQ3JlYXRlU2tpbGwSJi50b2xsZ2F0ZS5tZW1vcnkudjEuQ3JlYXRlU2tpbGxSZXF1ZXN0GicudG9sbGdhdGUubWVtb3J5LnYxLkNyZWF0ZVNraWxsUmVzcG9uc2USVQoIR2V0U2tpbGwSIy50b2xsZ2F0ZS5tZW1vcnkudjEuR2V0U2tpbGxSZXF1ZXN0GiQudG9sbGdhdGUubWVtb3J5LnYxLkdldFNraWxsUmVzcG9uc2USWwoKTGlzdFNraWxscxIlLnRvbGxnYXRlLm1lbW9yeS52MS5MaXN0U2tpbGxzUmVxdWVzdBomLnRvbGxnYXRlLm1lbW9yeS52MS5MaXN0U2tpbGxzUmVzcG9uc2USXgoLVXBkYXRlU2tpbGwSJi50b2xsZ2F0ZS5tZW1vcnkudjEuVXBkYXRlU2tpbGxSZXF1ZXN0GicudG9sbGdhdGUubWVtb3J5LnYxLlVwZGF0ZVNraWxsUmVzcG9uc2USYQoMQXBwcm92ZVNraWxsEicudG9sbGdhdGUubWVtb3J5LnYxLkFwcHJvdmVTa2lsbFJlcXVlc3QaKC50b2xsZ2F0ZS5tZW1vcnkudjEuQXBwcm92ZVNraWxsUmVzcG9uc2USXgoLUmVqZWN0U2tpbGwSJi50b2xsZ2F0ZS5tZW1vcnkudjEuUmVqZWN0U2tpbGxSZXF1ZXN0GicudG9sbGdhdGUubWVtb3J5LnYxLlJlamVjdFNraWxsUmVzcG9uc2USXgoLRGVsZXRlU2tpbGwSJi50b2xsZ2F0ZS5tZW1vcnkudjEuRGVsZXRlU2tpbGxSZXF1ZXN0GicudG9sbGdhdGUubWVtb3J5LnYxLkRlbGV0ZVNraWxsUmVzcG9uc2USTwoGUmVjYWxsEiEudG9sbGdhdGUubWVtb3J5LnYxLlJlY2FsbFJlcXVlc3QaIi50b2xsZ2F0ZS5tZW1vcnkudjEuUmVjYWxsUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_tollgate_memory_v1_memory]);
+  fileDesc("Cid0b2xsZ2F0ZS9tZW1vcnkvdjEvbWVtb3J5X3NlcnZpY2UucHJvdG8SEnRvbGxnYXRlLm1lbW9yeS52MSInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIkIKEkdldFNlc3Npb25SZXNwb25zZRIsCgdzZXNzaW9uGAEgASgLMhsudG9sbGdhdGUubWVtb3J5LnYxLlNlc3Npb24igwEKEVB1dFNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSJgoFc3RhdGUYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKA1IAIgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbiJaChJQdXRTZXNzaW9uUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLnRvbGxnYXRlLm1lbW9yeS52MS5TZXNzaW9uEhYKDnJlZGFjdGVkX3BhdGhzGAIgAygJIioKFFJlc3VtZVNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiRQoVUmVzdW1lU2Vzc2lvblJlc3BvbnNlEiwKB3Nlc3Npb24YASABKAsyGy50b2xsZ2F0ZS5tZW1vcnkudjEuU2Vzc2lvbiKQAQoRRW5kU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIzCgdvdXRjb21lGAIgASgOMiIudG9sbGdhdGUubWVtb3J5LnYxLlNlc3Npb25PdXRjb21lEh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKA1IAIgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbiJeChJFbmRTZXNzaW9uUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLnRvbGxnYXRlLm1lbW9yeS52MS5TZXNzaW9uEhoKEnNraWxsX2NhbmRpZGF0ZV9pZBgCIAEoCSKSAQoWTGlzdFByZWZlcmVuY2VzUmVxdWVzdBIMCgR1c2VyGAEgASgJEjQKBnN0YXR1cxgCIAEoDjIkLnRvbGxnYXRlLm1lbW9yeS52MS5QcmVmZXJlbmNlU3RhdHVzEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJEg0KBWFnZW50GAUgASgJImcKF0xpc3RQcmVmZXJlbmNlc1Jlc3BvbnNlEjMKC3ByZWZlcmVuY2VzGAEgAygLMh4udG9sbGdhdGUubWVtb3J5LnYxLlByZWZlcmVuY2USFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIogBChRQdXRQcmVmZXJlbmNlUmVxdWVzdBILCgNrZXkYASABKAkSJQoFdmFsdWUYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDAoEdGV4dBgDIAEoCRIMCgR1c2VyGAQgASgJEhIKCnNlc3Npb25faWQYBSABKAkSDAoEa2luZBgGIAEoCSJLChVQdXRQcmVmZXJlbmNlUmVzcG9uc2USMgoKcHJlZmVyZW5jZRgBIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5QcmVmZXJlbmNlIiYKGENvbmZpcm1QcmVmZXJlbmNlUmVxdWVzdBIKCgJpZBgBIAEoCSJPChlDb25maXJtUHJlZmVyZW5jZVJlc3BvbnNlEjIKCnByZWZlcmVuY2UYASABKAsyHi50b2xsZ2F0ZS5tZW1vcnkudjEuUHJlZmVyZW5jZSIlChdGb3JnZXRQcmVmZXJlbmNlUmVxdWVzdBIKCgJpZBgBIAEoCSIaChhGb3JnZXRQcmVmZXJlbmNlUmVzcG9uc2UiswEKFUxpc3RDYW5kaWRhdGVzUmVxdWVzdBIvCgRraW5kGAEgASgOMiEudG9sbGdhdGUubWVtb3J5LnYxLkNhbmRpZGF0ZUtpbmQSMwoGc3RhdHVzGAIgASgOMiMudG9sbGdhdGUubWVtb3J5LnYxLkNhbmRpZGF0ZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCRINCgVhZ2VudBgFIAEoCSJkChZMaXN0Q2FuZGlkYXRlc1Jlc3BvbnNlEjEKCmNhbmRpZGF0ZXMYASADKAsyHS50b2xsZ2F0ZS5tZW1vcnkudjEuQ2FuZGlkYXRlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJIChdDb25maXJtQ2FuZGlkYXRlUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJIkwKGENvbmZpcm1DYW5kaWRhdGVSZXNwb25zZRIwCgljYW5kaWRhdGUYASABKAsyHS50b2xsZ2F0ZS5tZW1vcnkudjEuQ2FuZGlkYXRlIjQKFlJlamVjdENhbmRpZGF0ZVJlcXVlc3QSCgoCaWQYASABKAkSDgoGcmVhc29uGAIgASgJIksKF1JlamVjdENhbmRpZGF0ZVJlc3BvbnNlEjAKCWNhbmRpZGF0ZRgBIAEoCzIdLnRvbGxnYXRlLm1lbW9yeS52MS5DYW5kaWRhdGUiwQEKF0NyZWF0ZVNhdmVkUXVlcnlSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDAoEdG9vbBgDIAEoCRIqCglhcmd1bWVudHMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjsKCnBhcmFtZXRlcnMYBSADKAsyJy50b2xsZ2F0ZS5tZW1vcnkudjEuU2F2ZWRRdWVyeVBhcmFtZXRlchIMCgR1c2VyGAYgASgJIk8KGENyZWF0ZVNhdmVkUXVlcnlSZXNwb25zZRIzCgtzYXZlZF9xdWVyeRgBIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5IjQKFEdldFNhdmVkUXVlcnlSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNIkwKFUdldFNhdmVkUXVlcnlSZXNwb25zZRIzCgtzYXZlZF9xdWVyeRgBIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5IpEBChdMaXN0U2F2ZWRRdWVyaWVzUmVxdWVzdBIyCgZzdGF0dXMYASABKA4yIi50b2xsZ2F0ZS5tZW1vcnkudjEuUmV2aXNpb25TdGF0dXMSDAoEdG9vbBgCIAEoCRIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCRINCgVhZ2VudBgFIAEoCSJqChhMaXN0U2F2ZWRRdWVyaWVzUmVzcG9uc2USNQoNc2F2ZWRfcXVlcmllcxgBIAMoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSL6AQoXVXBkYXRlU2F2ZWRRdWVyeVJlcXVlc3QSCgoCaWQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDAoEdG9vbBgDIAEoCRIqCglhcmd1bWVudHMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh4KEWV4cGVjdGVkX3JldmlzaW9uGAUgASgNSACIAQESOwoKcGFyYW1ldGVycxgGIAMoCzInLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5UGFyYW1ldGVyEhEKCWJhc2VfaGFzaBgHIAEoCUIUChJfZXhwZWN0ZWRfcmV2aXNpb24iTwoYVXBkYXRlU2F2ZWRRdWVyeVJlc3BvbnNlEjMKC3NhdmVkX3F1ZXJ5GAEgASgLMh4udG9sbGdhdGUubWVtb3J5LnYxLlNhdmVkUXVlcnkiXgoYQXBwcm92ZVNhdmVkUXVlcnlSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNEg4KBnJlYXNvbhgDIAEoCRIUCgxjb250ZW50X2hhc2gYBCABKAkiUAoZQXBwcm92ZVNhdmVkUXVlcnlSZXNwb25zZRIzCgtzYXZlZF9xdWVyeRgBIAEoCzIeLnRvbGxnYXRlLm1lbW9yeS52MS5TYXZlZFF1ZXJ5IkcKF1JlamVjdFNhdmVkUXVlcnlSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNEg4KBnJlYXNvbhgDIAEoCSJPChhSZWplY3RTYXZlZFF1ZXJ5UmVzcG9uc2USMwoLc2F2ZWRfcXVlcnkYASABKAsyHi50b2xsZ2F0ZS5tZW1vcnkudjEuU2F2ZWRRdWVyeSIlChdEZWxldGVTYXZlZFF1ZXJ5UmVxdWVzdBIKCgJpZBgBIAEoCSIaChhEZWxldGVTYXZlZFF1ZXJ5UmVzcG9uc2Ui1wIKEkNyZWF0ZVNraWxsUmVxdWVzdBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhQKDGluc3RydWN0aW9ucxgDIAEoCRINCgV0b29scxgEIAMoCRIsCgVzdGVwcxgFIAMoCzIdLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbFN0ZXASMgoGaW5wdXRzGAYgAygLMiIudG9sbGdhdGUubWVtb3J5LnYxLlNraWxsUGFyYW1ldGVyEjMKB291dHB1dHMYByADKAsyIi50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGxQYXJhbWV0ZXISEQoJcmVzb3VyY2VzGAggAygJEhMKC3Blcm1pc3Npb25zGAkgAygJEhgKEGZhaWx1cmVfaGFuZGxpbmcYCiABKAkSDAoEdXNlchgLIAEoCRISCgpzZXNzaW9uX2lkGAwgASgJIj8KE0NyZWF0ZVNraWxsUmVzcG9uc2USKAoFc2tpbGwYASABKAsyGS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGwiLwoPR2V0U2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNIjwKEEdldFNraWxsUmVzcG9uc2USKAoFc2tpbGwYASABKAsyGS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGwifQoRTGlzdFNraWxsc1JlcXVlc3QSMgoGc3RhdHVzGAEgASgOMiIudG9sbGdhdGUubWVtb3J5LnYxLlJldmlzaW9uU3RhdHVzEhEKCXBhZ2Vfc2l6ZRgCIAEoDRISCgpwYWdlX3Rva2VuGAMgASgJEg0KBWFnZW50GAQgASgJIlgKEkxpc3RTa2lsbHNSZXNwb25zZRIpCgZza2lsbHMYASADKAsyGS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGwSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIvwCChJVcGRhdGVTa2lsbFJlcXVlc3QSCgoCaWQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSFAoMaW5zdHJ1Y3Rpb25zGAMgASgJEg0KBXRvb2xzGAQgAygJEh4KEWV4cGVjdGVkX3JldmlzaW9uGAUgASgNSACIAQESLAoFc3RlcHMYBiADKAsyHS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGxTdGVwEjIKBmlucHV0cxgHIAMoCzIiLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbFBhcmFtZXRlchIzCgdvdXRwdXRzGAggAygLMiIudG9sbGdhdGUubWVtb3J5LnYxLlNraWxsUGFyYW1ldGVyEhEKCXJlc291cmNlcxgJIAMoCRITCgtwZXJtaXNzaW9ucxgKIAMoCRIYChBmYWlsdXJlX2hhbmRsaW5nGAsgASgJEhEKCWJhc2VfaGFzaBgMIAEoCUIUChJfZXhwZWN0ZWRfcmV2aXNpb24iPwoTVXBkYXRlU2tpbGxSZXNwb25zZRIoCgVza2lsbBgBIAEoCzIZLnRvbGxnYXRlLm1lbW9yeS52MS5Ta2lsbCJZChNBcHByb3ZlU2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNEg4KBnJlYXNvbhgDIAEoCRIUCgxjb250ZW50X2hhc2gYBCABKAkiQAoUQXBwcm92ZVNraWxsUmVzcG9uc2USKAoFc2tpbGwYASABKAsyGS50b2xsZ2F0ZS5tZW1vcnkudjEuU2tpbGwiQgoSUmVqZWN0U2tpbGxSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNEg4KBnJlYXNvbhgDIAEoCSI/ChNSZWplY3RTa2lsbFJlc3BvbnNlEigKBXNraWxsGAEgASgLMhkudG9sbGdhdGUubWVtb3J5LnYxLlNraWxsIiAKEkRlbGV0ZVNraWxsUmVxdWVzdBIKCgJpZBgBIAEoCSIVChNEZWxldGVTa2lsbFJlc3BvbnNlIm8KDVJlY2FsbFJlcXVlc3QSDAoEdGFzaxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEg0KBXRvcF9rGAMgASgNEi0KBWtpbmRzGAQgAygOMh4udG9sbGdhdGUubWVtb3J5LnYxLlJlY2FsbEtpbmQiPQoOUmVjYWxsUmVzcG9uc2USKwoEaGl0cxgBIAMoCzIdLnRvbGxnYXRlLm1lbW9yeS52MS5SZWNhbGxIaXQy7hQKDU1lbW9yeVNlcnZpY2USWwoKR2V0U2Vzc2lvbhIlLnRvbGxnYXRlLm1lbW9yeS52MS5HZXRTZXNzaW9uUmVxdWVzdBomLnRvbGxnYXRlLm1lbW9yeS52MS5HZXRTZXNzaW9uUmVzcG9uc2USWwoKUHV0U2Vzc2lvbhIlLnRvbGxnYXRlLm1lbW9yeS52MS5QdXRTZXNzaW9uUmVxdWVzdBomLnRvbGxnYXRlLm1lbW9yeS52MS5QdXRTZXNzaW9uUmVzcG9uc2USZAoNUmVzdW1lU2Vzc2lvbhIoLnRvbGxnYXRlLm1lbW9yeS52MS5SZXN1bWVTZXNzaW9uUmVxdWVzdBopLnRvbGxnYXRlLm1lbW9yeS52MS5SZXN1bWVTZXNzaW9uUmVzcG9uc2USWwoKRW5kU2Vzc2lvbhIlLnRvbGxnYXRlLm1lbW9yeS52MS5FbmRTZXNzaW9uUmVxdWVzdBomLnRvbGxnYXRlLm1lbW9yeS52MS5FbmRTZXNzaW9uUmVzcG9uc2USagoPTGlzdFByZWZlcmVuY2VzEioudG9sbGdhdGUubWVtb3J5LnYxLkxpc3RQcmVmZXJlbmNlc1JlcXVlc3QaKy50b2xsZ2F0ZS5tZW1vcnkudjEuTGlzdFByZWZlcmVuY2VzUmVzcG9uc2USZAoNUHV0UHJlZmVyZW5jZRIoLnRvbGxnYXRlLm1lbW9yeS52MS5QdXRQcmVmZXJlbmNlUmVxdWVzdBopLnRvbGxnYXRlLm1lbW9yeS52MS5QdXRQcmVmZXJlbmNlUmVzcG9uc2UScAoRQ29uZmlybVByZWZlcmVuY2USLC50b2xsZ2F0ZS5tZW1vcnkudjEuQ29uZmlybVByZWZlcmVuY2VSZXF1ZXN0Gi0udG9sbGdhdGUubWVtb3J5LnYxLkNvbmZpcm1QcmVmZXJlbmNlUmVzcG9uc2USbQoQRm9yZ2V0UHJlZmVyZW5jZRIrLnRvbGxnYXRlLm1lbW9yeS52MS5Gb3JnZXRQcmVmZXJlbmNlUmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5Gb3JnZXRQcmVmZXJlbmNlUmVzcG9uc2USZwoOTGlzdENhbmRpZGF0ZXMSKS50b2xsZ2F0ZS5tZW1vcnkudjEuTGlzdENhbmRpZGF0ZXNSZXF1ZXN0GioudG9sbGdhdGUubWVtb3J5LnYxLkxpc3RDYW5kaWRhdGVzUmVzcG9uc2USbQoQQ29uZmlybUNhbmRpZGF0ZRIrLnRvbGxnYXRlLm1lbW9yeS52MS5Db25maXJtQ2FuZGlkYXRlUmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5Db25maXJtQ2FuZGlkYXRlUmVzcG9uc2USagoPUmVqZWN0Q2FuZGlkYXRlEioudG9sbGdhdGUubWVtb3J5LnYxLlJlamVjdENhbmRpZGF0ZVJlcXVlc3QaKy50b2xsZ2F0ZS5tZW1vcnkudjEuUmVqZWN0Q2FuZGlkYXRlUmVzcG9uc2USbQoQQ3JlYXRlU2F2ZWRRdWVyeRIrLnRvbGxnYXRlLm1lbW9yeS52MS5DcmVhdGVTYXZlZFF1ZXJ5UmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5DcmVhdGVTYXZlZFF1ZXJ5UmVzcG9uc2USZAoNR2V0U2F2ZWRRdWVyeRIoLnRvbGxnYXRlLm1lbW9yeS52MS5HZXRTYXZlZFF1ZXJ5UmVxdWVzdBopLnRvbGxnYXRlLm1lbW9yeS52MS5HZXRTYXZlZFF1ZXJ5UmVzcG9uc2USbQoQTGlzdFNhdmVkUXVlcmllcxIrLnRvbGxnYXRlLm1lbW9yeS52MS5MaXN0U2F2ZWRRdWVyaWVzUmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5MaXN0U2F2ZWRRdWVyaWVzUmVzcG9uc2USbQoQVXBkYXRlU2F2ZWRRdWVyeRIrLnRvbGxnYXRlLm1lbW9yeS52MS5VcGRhdGVTYXZlZFF1ZXJ5UmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5VcGRhdGVTYXZlZFF1ZXJ5UmVzcG9uc2UScAoRQXBwcm92ZVNhdmVkUXVlcnkSLC50b2xsZ2F0ZS5tZW1vcnkudjEuQXBwcm92ZVNhdmVkUXVlcnlSZXF1ZXN0Gi0udG9sbGdhdGUubWVtb3J5LnYxLkFwcHJvdmVTYXZlZFF1ZXJ5UmVzcG9uc2USbQoQUmVqZWN0U2F2ZWRRdWVyeRIrLnRvbGxnYXRlLm1lbW9yeS52MS5SZWplY3RTYXZlZFF1ZXJ5UmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5SZWplY3RTYXZlZFF1ZXJ5UmVzcG9uc2USbQoQRGVsZXRlU2F2ZWRRdWVyeRIrLnRvbGxnYXRlLm1lbW9yeS52MS5EZWxldGVTYXZlZFF1ZXJ5UmVxdWVzdBosLnRvbGxnYXRlLm1lbW9yeS52MS5EZWxldGVTYXZlZFF1ZXJ5UmVzcG9uc2USXgoLQ3JlYXRlU2tpbGwSJi50b2xsZ2F0ZS5tZW1vcnkudjEuQ3JlYXRlU2tpbGxSZXF1ZXN0GicudG9sbGdhdGUubWVtb3J5LnYxLkNyZWF0ZVNraWxsUmVzcG9uc2USVQoIR2V0U2tpbGwSIy50b2xsZ2F0ZS5tZW1vcnkudjEuR2V0U2tpbGxSZXF1ZXN0GiQudG9sbGdhdGUubWVtb3J5LnYxLkdldFNraWxsUmVzcG9uc2USWwoKTGlzdFNraWxscxIlLnRvbGxnYXRlLm1lbW9yeS52MS5MaXN0U2tpbGxzUmVxdWVzdBomLnRvbGxnYXRlLm1lbW9yeS52MS5MaXN0U2tpbGxzUmVzcG9uc2USXgoLVXBkYXRlU2tpbGwSJi50b2xsZ2F0ZS5tZW1vcnkudjEuVXBkYXRlU2tpbGxSZXF1ZXN0GicudG9sbGdhdGUubWVtb3J5LnYxLlVwZGF0ZVNraWxsUmVzcG9uc2USYQoMQXBwcm92ZVNraWxsEicudG9sbGdhdGUubWVtb3J5LnYxLkFwcHJvdmVTa2lsbFJlcXVlc3QaKC50b2xsZ2F0ZS5tZW1vcnkudjEuQXBwcm92ZVNraWxsUmVzcG9uc2USXgoLUmVqZWN0U2tpbGwSJi50b2xsZ2F0ZS5tZW1vcnkudjEuUmVqZWN0U2tpbGxSZXF1ZXN0GicudG9sbGdhdGUubWVtb3J5LnYxLlJlamVjdFNraWxsUmVzcG9uc2USXgoLRGVsZXRlU2tpbGwSJi50b2xsZ2F0ZS5tZW1vcnkudjEuRGVsZXRlU2tpbGxSZXF1ZXN0GicudG9sbGdhdGUubWVtb3J5LnYxLkRlbGV0ZVNraWxsUmVzcG9uc2USTwoGUmVjYWxsEiEudG9sbGdhdGUubWVtb3J5LnYxLlJlY2FsbFJlcXVlc3QaIi50b2xsZ2F0ZS5tZW1vcnkudjEuUmVjYWxsUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_tollgate_memory_v1_memory]);
 
 /**
  * @generated from message tollgate.memory.v1.GetSessionRequest
@@ -138,6 +138,64 @@ export const ResumeSessionResponseSchema: GenMessage<ResumeSessionResponse> = /*
   messageDesc(file_tollgate_memory_v1_memory_service, 5);
 
 /**
+ * @generated from message tollgate.memory.v1.EndSessionRequest
+ */
+export type EndSessionRequest = Message<"tollgate.memory.v1.EndSessionRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * Required (UNSPECIFIED is INVALID_ARGUMENT).
+   *
+   * @generated from field: tollgate.memory.v1.SessionOutcome outcome = 2;
+   */
+  outcome: SessionOutcome;
+
+  /**
+   * When set, the stored version must equal it, as for PutSession. Repeating an end that
+   * succeeded may name the version it ended from or the ended version.
+   *
+   * @generated from field: optional uint32 expected_version = 3;
+   */
+  expectedVersion?: number | undefined;
+};
+
+/**
+ * Describes the message tollgate.memory.v1.EndSessionRequest.
+ * Use `create(EndSessionRequestSchema)` to create a new message.
+ */
+export const EndSessionRequestSchema: GenMessage<EndSessionRequest> = /*@__PURE__*/
+  messageDesc(file_tollgate_memory_v1_memory_service, 6);
+
+/**
+ * @generated from message tollgate.memory.v1.EndSessionResponse
+ */
+export type EndSessionResponse = Message<"tollgate.memory.v1.EndSessionResponse"> & {
+  /**
+   * The ended session (status ENDED, its outcome and ended_at).
+   *
+   * @generated from field: tollgate.memory.v1.Session session = 1;
+   */
+  session?: Session | undefined;
+
+  /**
+   * The skill candidate this session proposed, if it proposed one (empty otherwise).
+   *
+   * @generated from field: string skill_candidate_id = 2;
+   */
+  skillCandidateId: string;
+};
+
+/**
+ * Describes the message tollgate.memory.v1.EndSessionResponse.
+ * Use `create(EndSessionResponseSchema)` to create a new message.
+ */
+export const EndSessionResponseSchema: GenMessage<EndSessionResponse> = /*@__PURE__*/
+  messageDesc(file_tollgate_memory_v1_memory_service, 7);
+
+/**
  * @generated from message tollgate.memory.v1.ListPreferencesRequest
  */
 export type ListPreferencesRequest = Message<"tollgate.memory.v1.ListPreferencesRequest"> & {
@@ -180,7 +238,7 @@ export type ListPreferencesRequest = Message<"tollgate.memory.v1.ListPreferences
  * Use `create(ListPreferencesRequestSchema)` to create a new message.
  */
 export const ListPreferencesRequestSchema: GenMessage<ListPreferencesRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 6);
+  messageDesc(file_tollgate_memory_v1_memory_service, 8);
 
 /**
  * @generated from message tollgate.memory.v1.ListPreferencesResponse
@@ -202,7 +260,7 @@ export type ListPreferencesResponse = Message<"tollgate.memory.v1.ListPreference
  * Use `create(ListPreferencesResponseSchema)` to create a new message.
  */
 export const ListPreferencesResponseSchema: GenMessage<ListPreferencesResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 7);
+  messageDesc(file_tollgate_memory_v1_memory_service, 9);
 
 /**
  * @generated from message tollgate.memory.v1.PutPreferenceRequest
@@ -248,7 +306,7 @@ export type PutPreferenceRequest = Message<"tollgate.memory.v1.PutPreferenceRequ
  * Use `create(PutPreferenceRequestSchema)` to create a new message.
  */
 export const PutPreferenceRequestSchema: GenMessage<PutPreferenceRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 8);
+  messageDesc(file_tollgate_memory_v1_memory_service, 10);
 
 /**
  * @generated from message tollgate.memory.v1.PutPreferenceResponse
@@ -267,7 +325,7 @@ export type PutPreferenceResponse = Message<"tollgate.memory.v1.PutPreferenceRes
  * Use `create(PutPreferenceResponseSchema)` to create a new message.
  */
 export const PutPreferenceResponseSchema: GenMessage<PutPreferenceResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 9);
+  messageDesc(file_tollgate_memory_v1_memory_service, 11);
 
 /**
  * @generated from message tollgate.memory.v1.ConfirmPreferenceRequest
@@ -284,7 +342,7 @@ export type ConfirmPreferenceRequest = Message<"tollgate.memory.v1.ConfirmPrefer
  * Use `create(ConfirmPreferenceRequestSchema)` to create a new message.
  */
 export const ConfirmPreferenceRequestSchema: GenMessage<ConfirmPreferenceRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 10);
+  messageDesc(file_tollgate_memory_v1_memory_service, 12);
 
 /**
  * @generated from message tollgate.memory.v1.ConfirmPreferenceResponse
@@ -301,7 +359,7 @@ export type ConfirmPreferenceResponse = Message<"tollgate.memory.v1.ConfirmPrefe
  * Use `create(ConfirmPreferenceResponseSchema)` to create a new message.
  */
 export const ConfirmPreferenceResponseSchema: GenMessage<ConfirmPreferenceResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 11);
+  messageDesc(file_tollgate_memory_v1_memory_service, 13);
 
 /**
  * @generated from message tollgate.memory.v1.ForgetPreferenceRequest
@@ -318,7 +376,7 @@ export type ForgetPreferenceRequest = Message<"tollgate.memory.v1.ForgetPreferen
  * Use `create(ForgetPreferenceRequestSchema)` to create a new message.
  */
 export const ForgetPreferenceRequestSchema: GenMessage<ForgetPreferenceRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 12);
+  messageDesc(file_tollgate_memory_v1_memory_service, 14);
 
 /**
  * @generated from message tollgate.memory.v1.ForgetPreferenceResponse
@@ -331,7 +389,7 @@ export type ForgetPreferenceResponse = Message<"tollgate.memory.v1.ForgetPrefere
  * Use `create(ForgetPreferenceResponseSchema)` to create a new message.
  */
 export const ForgetPreferenceResponseSchema: GenMessage<ForgetPreferenceResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 13);
+  messageDesc(file_tollgate_memory_v1_memory_service, 15);
 
 /**
  * @generated from message tollgate.memory.v1.ListCandidatesRequest
@@ -374,7 +432,7 @@ export type ListCandidatesRequest = Message<"tollgate.memory.v1.ListCandidatesRe
  * Use `create(ListCandidatesRequestSchema)` to create a new message.
  */
 export const ListCandidatesRequestSchema: GenMessage<ListCandidatesRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 14);
+  messageDesc(file_tollgate_memory_v1_memory_service, 16);
 
 /**
  * @generated from message tollgate.memory.v1.ListCandidatesResponse
@@ -396,7 +454,7 @@ export type ListCandidatesResponse = Message<"tollgate.memory.v1.ListCandidatesR
  * Use `create(ListCandidatesResponseSchema)` to create a new message.
  */
 export const ListCandidatesResponseSchema: GenMessage<ListCandidatesResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 15);
+  messageDesc(file_tollgate_memory_v1_memory_service, 17);
 
 /**
  * @generated from message tollgate.memory.v1.ConfirmCandidateRequest
@@ -425,7 +483,7 @@ export type ConfirmCandidateRequest = Message<"tollgate.memory.v1.ConfirmCandida
  * Use `create(ConfirmCandidateRequestSchema)` to create a new message.
  */
 export const ConfirmCandidateRequestSchema: GenMessage<ConfirmCandidateRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 16);
+  messageDesc(file_tollgate_memory_v1_memory_service, 18);
 
 /**
  * @generated from message tollgate.memory.v1.ConfirmCandidateResponse
@@ -444,7 +502,7 @@ export type ConfirmCandidateResponse = Message<"tollgate.memory.v1.ConfirmCandid
  * Use `create(ConfirmCandidateResponseSchema)` to create a new message.
  */
 export const ConfirmCandidateResponseSchema: GenMessage<ConfirmCandidateResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 17);
+  messageDesc(file_tollgate_memory_v1_memory_service, 19);
 
 /**
  * @generated from message tollgate.memory.v1.RejectCandidateRequest
@@ -466,7 +524,7 @@ export type RejectCandidateRequest = Message<"tollgate.memory.v1.RejectCandidate
  * Use `create(RejectCandidateRequestSchema)` to create a new message.
  */
 export const RejectCandidateRequestSchema: GenMessage<RejectCandidateRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 18);
+  messageDesc(file_tollgate_memory_v1_memory_service, 20);
 
 /**
  * @generated from message tollgate.memory.v1.RejectCandidateResponse
@@ -483,7 +541,7 @@ export type RejectCandidateResponse = Message<"tollgate.memory.v1.RejectCandidat
  * Use `create(RejectCandidateResponseSchema)` to create a new message.
  */
 export const RejectCandidateResponseSchema: GenMessage<RejectCandidateResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 19);
+  messageDesc(file_tollgate_memory_v1_memory_service, 21);
 
 /**
  * @generated from message tollgate.memory.v1.CreateSavedQueryRequest
@@ -527,7 +585,7 @@ export type CreateSavedQueryRequest = Message<"tollgate.memory.v1.CreateSavedQue
  * Use `create(CreateSavedQueryRequestSchema)` to create a new message.
  */
 export const CreateSavedQueryRequestSchema: GenMessage<CreateSavedQueryRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 20);
+  messageDesc(file_tollgate_memory_v1_memory_service, 22);
 
 /**
  * @generated from message tollgate.memory.v1.CreateSavedQueryResponse
@@ -544,7 +602,7 @@ export type CreateSavedQueryResponse = Message<"tollgate.memory.v1.CreateSavedQu
  * Use `create(CreateSavedQueryResponseSchema)` to create a new message.
  */
 export const CreateSavedQueryResponseSchema: GenMessage<CreateSavedQueryResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 21);
+  messageDesc(file_tollgate_memory_v1_memory_service, 23);
 
 /**
  * @generated from message tollgate.memory.v1.GetSavedQueryRequest
@@ -568,7 +626,7 @@ export type GetSavedQueryRequest = Message<"tollgate.memory.v1.GetSavedQueryRequ
  * Use `create(GetSavedQueryRequestSchema)` to create a new message.
  */
 export const GetSavedQueryRequestSchema: GenMessage<GetSavedQueryRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 22);
+  messageDesc(file_tollgate_memory_v1_memory_service, 24);
 
 /**
  * @generated from message tollgate.memory.v1.GetSavedQueryResponse
@@ -585,7 +643,7 @@ export type GetSavedQueryResponse = Message<"tollgate.memory.v1.GetSavedQueryRes
  * Use `create(GetSavedQueryResponseSchema)` to create a new message.
  */
 export const GetSavedQueryResponseSchema: GenMessage<GetSavedQueryResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 23);
+  messageDesc(file_tollgate_memory_v1_memory_service, 25);
 
 /**
  * @generated from message tollgate.memory.v1.ListSavedQueriesRequest
@@ -628,7 +686,7 @@ export type ListSavedQueriesRequest = Message<"tollgate.memory.v1.ListSavedQueri
  * Use `create(ListSavedQueriesRequestSchema)` to create a new message.
  */
 export const ListSavedQueriesRequestSchema: GenMessage<ListSavedQueriesRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 24);
+  messageDesc(file_tollgate_memory_v1_memory_service, 26);
 
 /**
  * @generated from message tollgate.memory.v1.ListSavedQueriesResponse
@@ -650,7 +708,7 @@ export type ListSavedQueriesResponse = Message<"tollgate.memory.v1.ListSavedQuer
  * Use `create(ListSavedQueriesResponseSchema)` to create a new message.
  */
 export const ListSavedQueriesResponseSchema: GenMessage<ListSavedQueriesResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 25);
+  messageDesc(file_tollgate_memory_v1_memory_service, 27);
 
 /**
  * @generated from message tollgate.memory.v1.UpdateSavedQueryRequest
@@ -702,7 +760,7 @@ export type UpdateSavedQueryRequest = Message<"tollgate.memory.v1.UpdateSavedQue
  * Use `create(UpdateSavedQueryRequestSchema)` to create a new message.
  */
 export const UpdateSavedQueryRequestSchema: GenMessage<UpdateSavedQueryRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 26);
+  messageDesc(file_tollgate_memory_v1_memory_service, 28);
 
 /**
  * @generated from message tollgate.memory.v1.UpdateSavedQueryResponse
@@ -721,7 +779,7 @@ export type UpdateSavedQueryResponse = Message<"tollgate.memory.v1.UpdateSavedQu
  * Use `create(UpdateSavedQueryResponseSchema)` to create a new message.
  */
 export const UpdateSavedQueryResponseSchema: GenMessage<UpdateSavedQueryResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 27);
+  messageDesc(file_tollgate_memory_v1_memory_service, 29);
 
 /**
  * @generated from message tollgate.memory.v1.ApproveSavedQueryRequest
@@ -755,7 +813,7 @@ export type ApproveSavedQueryRequest = Message<"tollgate.memory.v1.ApproveSavedQ
  * Use `create(ApproveSavedQueryRequestSchema)` to create a new message.
  */
 export const ApproveSavedQueryRequestSchema: GenMessage<ApproveSavedQueryRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 28);
+  messageDesc(file_tollgate_memory_v1_memory_service, 30);
 
 /**
  * @generated from message tollgate.memory.v1.ApproveSavedQueryResponse
@@ -772,7 +830,7 @@ export type ApproveSavedQueryResponse = Message<"tollgate.memory.v1.ApproveSaved
  * Use `create(ApproveSavedQueryResponseSchema)` to create a new message.
  */
 export const ApproveSavedQueryResponseSchema: GenMessage<ApproveSavedQueryResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 29);
+  messageDesc(file_tollgate_memory_v1_memory_service, 31);
 
 /**
  * @generated from message tollgate.memory.v1.RejectSavedQueryRequest
@@ -799,7 +857,7 @@ export type RejectSavedQueryRequest = Message<"tollgate.memory.v1.RejectSavedQue
  * Use `create(RejectSavedQueryRequestSchema)` to create a new message.
  */
 export const RejectSavedQueryRequestSchema: GenMessage<RejectSavedQueryRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 30);
+  messageDesc(file_tollgate_memory_v1_memory_service, 32);
 
 /**
  * @generated from message tollgate.memory.v1.RejectSavedQueryResponse
@@ -816,7 +874,7 @@ export type RejectSavedQueryResponse = Message<"tollgate.memory.v1.RejectSavedQu
  * Use `create(RejectSavedQueryResponseSchema)` to create a new message.
  */
 export const RejectSavedQueryResponseSchema: GenMessage<RejectSavedQueryResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 31);
+  messageDesc(file_tollgate_memory_v1_memory_service, 33);
 
 /**
  * @generated from message tollgate.memory.v1.DeleteSavedQueryRequest
@@ -833,7 +891,7 @@ export type DeleteSavedQueryRequest = Message<"tollgate.memory.v1.DeleteSavedQue
  * Use `create(DeleteSavedQueryRequestSchema)` to create a new message.
  */
 export const DeleteSavedQueryRequestSchema: GenMessage<DeleteSavedQueryRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 32);
+  messageDesc(file_tollgate_memory_v1_memory_service, 34);
 
 /**
  * @generated from message tollgate.memory.v1.DeleteSavedQueryResponse
@@ -846,7 +904,7 @@ export type DeleteSavedQueryResponse = Message<"tollgate.memory.v1.DeleteSavedQu
  * Use `create(DeleteSavedQueryResponseSchema)` to create a new message.
  */
 export const DeleteSavedQueryResponseSchema: GenMessage<DeleteSavedQueryResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 33);
+  messageDesc(file_tollgate_memory_v1_memory_service, 35);
 
 /**
  * @generated from message tollgate.memory.v1.CreateSkillRequest
@@ -924,7 +982,7 @@ export type CreateSkillRequest = Message<"tollgate.memory.v1.CreateSkillRequest"
  * Use `create(CreateSkillRequestSchema)` to create a new message.
  */
 export const CreateSkillRequestSchema: GenMessage<CreateSkillRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 34);
+  messageDesc(file_tollgate_memory_v1_memory_service, 36);
 
 /**
  * @generated from message tollgate.memory.v1.CreateSkillResponse
@@ -941,7 +999,7 @@ export type CreateSkillResponse = Message<"tollgate.memory.v1.CreateSkillRespons
  * Use `create(CreateSkillResponseSchema)` to create a new message.
  */
 export const CreateSkillResponseSchema: GenMessage<CreateSkillResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 35);
+  messageDesc(file_tollgate_memory_v1_memory_service, 37);
 
 /**
  * @generated from message tollgate.memory.v1.GetSkillRequest
@@ -965,7 +1023,7 @@ export type GetSkillRequest = Message<"tollgate.memory.v1.GetSkillRequest"> & {
  * Use `create(GetSkillRequestSchema)` to create a new message.
  */
 export const GetSkillRequestSchema: GenMessage<GetSkillRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 36);
+  messageDesc(file_tollgate_memory_v1_memory_service, 38);
 
 /**
  * @generated from message tollgate.memory.v1.GetSkillResponse
@@ -982,7 +1040,7 @@ export type GetSkillResponse = Message<"tollgate.memory.v1.GetSkillResponse"> & 
  * Use `create(GetSkillResponseSchema)` to create a new message.
  */
 export const GetSkillResponseSchema: GenMessage<GetSkillResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 37);
+  messageDesc(file_tollgate_memory_v1_memory_service, 39);
 
 /**
  * @generated from message tollgate.memory.v1.ListSkillsRequest
@@ -1018,7 +1076,7 @@ export type ListSkillsRequest = Message<"tollgate.memory.v1.ListSkillsRequest"> 
  * Use `create(ListSkillsRequestSchema)` to create a new message.
  */
 export const ListSkillsRequestSchema: GenMessage<ListSkillsRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 38);
+  messageDesc(file_tollgate_memory_v1_memory_service, 40);
 
 /**
  * @generated from message tollgate.memory.v1.ListSkillsResponse
@@ -1040,7 +1098,7 @@ export type ListSkillsResponse = Message<"tollgate.memory.v1.ListSkillsResponse"
  * Use `create(ListSkillsResponseSchema)` to create a new message.
  */
 export const ListSkillsResponseSchema: GenMessage<ListSkillsResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 39);
+  messageDesc(file_tollgate_memory_v1_memory_service, 41);
 
 /**
  * @generated from message tollgate.memory.v1.UpdateSkillRequest
@@ -1114,7 +1172,7 @@ export type UpdateSkillRequest = Message<"tollgate.memory.v1.UpdateSkillRequest"
  * Use `create(UpdateSkillRequestSchema)` to create a new message.
  */
 export const UpdateSkillRequestSchema: GenMessage<UpdateSkillRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 40);
+  messageDesc(file_tollgate_memory_v1_memory_service, 42);
 
 /**
  * @generated from message tollgate.memory.v1.UpdateSkillResponse
@@ -1131,7 +1189,7 @@ export type UpdateSkillResponse = Message<"tollgate.memory.v1.UpdateSkillRespons
  * Use `create(UpdateSkillResponseSchema)` to create a new message.
  */
 export const UpdateSkillResponseSchema: GenMessage<UpdateSkillResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 41);
+  messageDesc(file_tollgate_memory_v1_memory_service, 43);
 
 /**
  * @generated from message tollgate.memory.v1.ApproveSkillRequest
@@ -1165,7 +1223,7 @@ export type ApproveSkillRequest = Message<"tollgate.memory.v1.ApproveSkillReques
  * Use `create(ApproveSkillRequestSchema)` to create a new message.
  */
 export const ApproveSkillRequestSchema: GenMessage<ApproveSkillRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 42);
+  messageDesc(file_tollgate_memory_v1_memory_service, 44);
 
 /**
  * @generated from message tollgate.memory.v1.ApproveSkillResponse
@@ -1182,7 +1240,7 @@ export type ApproveSkillResponse = Message<"tollgate.memory.v1.ApproveSkillRespo
  * Use `create(ApproveSkillResponseSchema)` to create a new message.
  */
 export const ApproveSkillResponseSchema: GenMessage<ApproveSkillResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 43);
+  messageDesc(file_tollgate_memory_v1_memory_service, 45);
 
 /**
  * @generated from message tollgate.memory.v1.RejectSkillRequest
@@ -1209,7 +1267,7 @@ export type RejectSkillRequest = Message<"tollgate.memory.v1.RejectSkillRequest"
  * Use `create(RejectSkillRequestSchema)` to create a new message.
  */
 export const RejectSkillRequestSchema: GenMessage<RejectSkillRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 44);
+  messageDesc(file_tollgate_memory_v1_memory_service, 46);
 
 /**
  * @generated from message tollgate.memory.v1.RejectSkillResponse
@@ -1226,7 +1284,7 @@ export type RejectSkillResponse = Message<"tollgate.memory.v1.RejectSkillRespons
  * Use `create(RejectSkillResponseSchema)` to create a new message.
  */
 export const RejectSkillResponseSchema: GenMessage<RejectSkillResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 45);
+  messageDesc(file_tollgate_memory_v1_memory_service, 47);
 
 /**
  * @generated from message tollgate.memory.v1.DeleteSkillRequest
@@ -1243,7 +1301,7 @@ export type DeleteSkillRequest = Message<"tollgate.memory.v1.DeleteSkillRequest"
  * Use `create(DeleteSkillRequestSchema)` to create a new message.
  */
 export const DeleteSkillRequestSchema: GenMessage<DeleteSkillRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 46);
+  messageDesc(file_tollgate_memory_v1_memory_service, 48);
 
 /**
  * @generated from message tollgate.memory.v1.DeleteSkillResponse
@@ -1256,7 +1314,7 @@ export type DeleteSkillResponse = Message<"tollgate.memory.v1.DeleteSkillRespons
  * Use `create(DeleteSkillResponseSchema)` to create a new message.
  */
 export const DeleteSkillResponseSchema: GenMessage<DeleteSkillResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 47);
+  messageDesc(file_tollgate_memory_v1_memory_service, 49);
 
 /**
  * @generated from message tollgate.memory.v1.RecallRequest
@@ -1292,7 +1350,7 @@ export type RecallRequest = Message<"tollgate.memory.v1.RecallRequest"> & {
  * Use `create(RecallRequestSchema)` to create a new message.
  */
 export const RecallRequestSchema: GenMessage<RecallRequest> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 48);
+  messageDesc(file_tollgate_memory_v1_memory_service, 50);
 
 /**
  * @generated from message tollgate.memory.v1.RecallResponse
@@ -1311,7 +1369,7 @@ export type RecallResponse = Message<"tollgate.memory.v1.RecallResponse"> & {
  * Use `create(RecallResponseSchema)` to create a new message.
  */
 export const RecallResponseSchema: GenMessage<RecallResponse> = /*@__PURE__*/
-  messageDesc(file_tollgate_memory_v1_memory_service, 49);
+  messageDesc(file_tollgate_memory_v1_memory_service, 51);
 
 /**
  * Session snapshots, preferences, memory candidates, saved queries and skills. Everything is
@@ -1345,6 +1403,18 @@ export const MemoryService: GenService<{
     methodKind: "unary";
     input: typeof ResumeSessionRequestSchema;
     output: typeof ResumeSessionResponseSchema;
+  },
+  /**
+   * Marks the session ended with an outcome; it takes no more snapshots. A SUCCEEDED session
+   * with at least two successful tool calls proposes a skill candidate. Ending again with the
+   * same outcome returns the same answer; a different outcome is VERSION_CONFLICT.
+   *
+   * @generated from rpc tollgate.memory.v1.MemoryService.EndSession
+   */
+  endSession: {
+    methodKind: "unary";
+    input: typeof EndSessionRequestSchema;
+    output: typeof EndSessionResponseSchema;
   },
   /**
    * @generated from rpc tollgate.memory.v1.MemoryService.ListPreferences
