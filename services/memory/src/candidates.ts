@@ -11,7 +11,7 @@ import type { Announcer } from './announce.js';
 import type { CapabilityBook } from './capabilities.js';
 import type { PreferenceBook } from './preferences.js';
 import { actorOf, assertMayReview, canSee, isProposer } from './review.js';
-import { savedQuerySpec } from './saved-query.js';
+import { checkSavedQueryName, savedQuerySpec } from './saved-query.js';
 import { skillSpec } from './skill.js';
 import { listScope } from './scope.js';
 import { findPage, isDuplicateKey } from './store.js';
@@ -50,6 +50,12 @@ export class CandidateBook {
 
   /** Records a candidate unless its signal already made one; returns it when new. */
   async propose(candidate: NewCandidate): Promise<CandidateRecord | undefined> {
+    if (candidate.kind === 'saved_query') {
+      const name = String(candidate.proposal['name'] ?? '');
+      const problems = new Problems().match('name', name, NAME, '[a-z][a-z0-9_]{2,62}');
+      checkSavedQueryName(name, problems);
+      problems.throwIfAny('Saved-query candidate refused');
+    }
     const record: CandidateRecord = {
       ...candidate,
       id: randomUUID(),
@@ -103,6 +109,9 @@ export class CandidateBook {
     assertMayReview(reviewer, candidate.proposedBy, candidate.owner);
     const problems = new Problems();
     if (overrides.name !== '') problems.match('name', overrides.name, NAME, '[a-z][a-z0-9_]{2,62}');
+    if (candidate.kind === 'saved_query') {
+      checkSavedQueryName(overrides.name || String(candidate.proposal['name'] ?? ''), problems);
+    }
     problems
       .text('description', overrides.description, { max: 1000 })
       .screen('description', overrides.description);

@@ -40,6 +40,8 @@ export interface CapabilitySpec<C> {
   label: string;
   /** Checks and screens content, reporting problems under the request's field names. */
   check(content: C, problems: Problems): void;
+  /** Rules on names beyond NAME (checked when a capability is created or edited). */
+  checkName?(name: string, problems: Problems): void;
   toJson(content: C): JsonObject;
   fromJson(json: JsonObject): C;
   /** A value to index for listing by (e.g. the saved query's tool). */
@@ -52,6 +54,11 @@ export interface CapabilityDeps {
   claims: Collection<StoredDocument>;
   announcer: Announcer;
   clock: () => Date;
+  /**
+   * Told after every transition that may change which revision is in effect (approval,
+   * creation already approved, deletion); never throws.
+   */
+  effectChanged?: (owner: Owner, name: string) => Promise<void>;
 }
 
 /** One revision with the capability it belongs to. */
@@ -75,6 +82,7 @@ export class CapabilityBook<C> {
     input: { name: string; user: string; sessionId: string; content: C },
   ): Promise<CapabilityView<C>> {
     const problems = new Problems().match('name', input.name, NAME, '[a-z][a-z0-9_]{2,62}');
+    this.#spec.checkName?.(input.name, problems);
     if (input.sessionId !== '')
       problems.match('session_id', input.sessionId, SESSION_ID, 'a session id');
     this.#spec.check(input.content, problems);
@@ -105,11 +113,14 @@ export class CapabilityBook<C> {
     approver: Actor;
   }): Promise<CapabilityView<C>> {
     const problems = new Problems().match('name', init.name, NAME, '[a-z][a-z0-9_]{2,62}');
+    this.#spec.checkName?.(init.name, problems);
     this.#spec.check(init.content, problems);
     problems.throwIfAny(`${capitalise(this.#spec.label)} refused`);
     const existing = await this.#deps.collection.findOne({ _id: init.id });
     if (existing !== null) {
       const capability = readCapability(this.#spec, existing);
+      // A retry after a crash may find it stored but not yet projected.
+      await this.#deps.effectChanged?.(capability.owner, capability.name);
       return { capability, revision: latestRevision(capability) };
     }
     const capability = newCapability({
@@ -120,6 +131,7 @@ export class CapabilityBook<C> {
     });
     await this.#insert(capability);
     const revision = latestRevision(capability);
+    await this.#deps.effectChanged?.(capability.owner, capability.name);
     await this.#announce(capability, revision, 'approved', init.approver);
     return { capability, revision };
   }
@@ -204,15 +216,19 @@ export class CapabilityBook<C> {
     this.#spec.check(edit.content, problems);
     problems.throwIfAny(`${capitalise(this.#spec.label)} edit refused`);
     const proposer = actorOf(principal);
-    const result = await this.#change(principal, id, (capability) =>
-      proposeRevision(capability, {
+    const result = await this.#change(principal, id, (capability) => {
+      // A name allowed before the limit: its edits could never be offered, so say why.
+      const named = new Problems();
+      this.#spec.checkName?.(capability.name, named);
+      named.throwIfAny(`${capitalise(this.#spec.label)} edit refused`);
+      return proposeRevision(capability, {
         content: edit.content,
         proposedBy: proposer,
         baseHash: edit.baseHash,
         ...(edit.expectedRevision !== undefined ? { expectedRevision: edit.expectedRevision } : {}),
         now: this.#deps.clock(),
-      }),
-    );
+      });
+    });
     await this.#announce(result.capability, result.revision, 'proposed', proposer);
     return result;
   }
@@ -238,6 +254,7 @@ export class CapabilityBook<C> {
     const result = await this.#change(principal, id, (capability) =>
       approveRevision(capability, { ...decision, reviewer, now: this.#deps.clock() }),
     );
+    await this.#deps.effectChanged?.(result.capability.owner, result.capability.name);
     await this.#announce(result.capability, result.revision, 'approved', reviewer);
     return result;
   }
@@ -263,6 +280,7 @@ export class CapabilityBook<C> {
   async delete(principal: Principal, id: string): Promise<void> {
     const capability = await this.#visible(principal, id);
     const result = await this.#deps.collection.deleteOne({ _id: id });
+    await this.#deps.effectChanged?.(capability.owner, capability.name);
     if (result.deletedCount === 1) {
       await this.#announce(capability, latestRevision(capability), 'deleted', actorOf(principal));
     }

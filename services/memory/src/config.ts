@@ -1,7 +1,7 @@
 /**
  * The memory service's settings (on top of the common ones), from the environment.
  */
-import { cfg } from '@tollgate/kit';
+import { buckets, cfg } from '@tollgate/kit';
 import type { ConfigField, ConfigOf } from '@tollgate/kit';
 
 const DAY_MS = 24 * 3600_000;
@@ -51,6 +51,11 @@ export const memoryConfig = {
     'durable consumer name for call.completed',
     'memory',
   ),
+  bucket: cfg.string(
+    'TOLLGATE_MEMORY_BUCKET',
+    'KV bucket of approved saved queries and preferred fields for the call path (tests use their own)',
+    buckets.memory,
+  ),
   learnFrom: cfg.oneOf(
     'TOLLGATE_MEMORY_LEARN_FROM',
     'where a new durable consumer starts: every retained call.completed (all) or only new ones',
@@ -70,7 +75,7 @@ export const memoryConfig = {
   ),
   sweepIntervalMs: cfg.int(
     'TOLLGATE_MEMORY_SWEEP_INTERVAL_MS',
-    'how often expired sessions are deleted and unsent events retried',
+    'how often expired sessions are deleted, unsent events retried and the memory bucket reconciled',
     60_000,
     100,
   ),
@@ -112,7 +117,7 @@ export type MemoryConfig = ConfigOf<typeof memoryConfig>;
 /** What the service logic needs of the configuration. */
 export type MemorySettings = Omit<
   MemoryConfig,
-  'trustedIssuersFile' | 'durable' | 'learnFrom' | 'sweepIntervalMs'
+  'trustedIssuersFile' | 'durable' | 'bucket' | 'learnFrom' | 'sweepIntervalMs'
 >;
 
 export const DEFAULT_SETTINGS: MemorySettings = {

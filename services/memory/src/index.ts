@@ -14,6 +14,8 @@ export { redactSecrets, secretReason } from './secret-screen.js';
 export { argumentShape, proposeSavedQuery } from './shape.js';
 export { reviewRefusal } from './review.js';
 export { contentHash } from './revisions.js';
+export { MemoryProjection } from './projection.js';
+export type { MemoryProjectionDeps, ProjectionHook, ProjectionReport } from './projection.js';
 export { openStore } from './store.js';
 export type { MemoryStore } from './store.js';
 export { startSweeper } from './sweeper.js';

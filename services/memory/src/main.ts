@@ -2,6 +2,7 @@ import {
   EventPublisher,
   bootService,
   ensureEventStream,
+  openBucket,
   tokenVerifierFor,
   serviceEndpoints,
 } from '@tollgate/kit';
@@ -10,6 +11,7 @@ import { addMemoryService } from './api.js';
 import { startCallLearning } from './call-events.js';
 import { DEV_ISSUERS_FILE, memoryConfig } from './config.js';
 import { Memory } from './memory.js';
+import { MemoryProjection } from './projection.js';
 import { openStore } from './store.js';
 import { startSweeper } from './sweeper.js';
 
@@ -24,7 +26,12 @@ await bootService({
     const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUERS_FILE, logger);
     const store = await openStore(mongo.db);
     const announcer = new BusAnnouncer({ publisher: new EventPublisher(nc), store, logger });
-    const memory = new Memory({ store, announcer, settings: config, logger });
+    const projection = new MemoryProjection({
+      kv: await openBucket(nc, config.bucket),
+      store,
+      logger,
+    });
+    const memory = new Memory({ store, announcer, settings: config, projection, logger });
     addMemoryService(grpcServer, memory, verifier, logger);
     const learning = await startCallLearning({
       nc,
@@ -36,6 +43,7 @@ await bootService({
     const sweeper = startSweeper({
       sessions: memory.sessions,
       announcer,
+      projection,
       logger,
       intervalMs: config.sweepIntervalMs,
     });

@@ -14,6 +14,7 @@ import type { MemorySettings } from './config.js';
 import { decayedScore } from './decay.js';
 import { Learner } from './learning.js';
 import { PreferenceBook } from './preferences.js';
+import type { ProjectionHook } from './projection.js';
 import { rankMemory } from './recall.js';
 import type { RecallItem, RecallItemKind } from './recall.js';
 import { savedQuerySpec } from './saved-query.js';
@@ -30,6 +31,8 @@ export interface MemoryDeps {
   announcer: Announcer;
   settings: MemorySettings;
   clock?: () => Date;
+  /** Keeps the memory bucket current (see projection.ts); none in tests that do not need it. */
+  projection?: ProjectionHook;
   /** For what is dropped quietly (e.g. a skill proposal that fails the skill check). */
   logger?: Logger;
 }
@@ -57,18 +60,19 @@ export class Memory {
 
   constructor(deps: MemoryDeps) {
     const clock = deps.clock ?? (() => new Date());
-    const { store, announcer, settings } = deps;
+    const { store, announcer, settings, projection } = deps;
     this.#settings = settings;
     this.#clock = clock;
     this.#store = store;
     this.#logger = deps.logger ?? createLogger({ service: 'memory', level: 'silent' });
     this.sessions = new SessionBook({ store, announcer, clock, settings });
-    this.preferences = new PreferenceBook({ store, announcer, clock, settings });
+    this.preferences = new PreferenceBook({ store, announcer, clock, settings, projection });
     this.savedQueries = new CapabilityBook(savedQuerySpec, {
       collection: store.savedQueries,
       claims: store.claims,
       announcer,
       clock,
+      effectChanged: projection && ((owner, name) => projection.savedQueryChanged(owner, name)),
     });
     this.skills = new CapabilityBook(skillSpec, {
       collection: store.skills,

@@ -9,6 +9,7 @@ import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
 import type { Announcer } from './announce.js';
 import { decayedScore } from './decay.js';
+import type { ProjectionHook } from './projection.js';
 import { actorOf, assertMayReview, canSee } from './review.js';
 import { listScope, useScope, writeOwner } from './scope.js';
 import { findPage, isDuplicateKey, ownedId } from './store.js';
@@ -23,6 +24,8 @@ export interface PreferenceDeps {
   announcer: Announcer;
   clock: () => Date;
   settings: { autoKinds: string[]; halfLifeMs: number };
+  /** Told after every write, before it is announced (see projection.ts). */
+  projection?: Pick<ProjectionHook, 'preferenceChanged'>;
 }
 
 export interface PreferenceInput {
@@ -129,6 +132,7 @@ export class PreferenceBook {
       }
       return fields;
     });
+    await this.#project(written.owner, written.key);
     await this.#announce(
       written,
       written.version === 1 ? (status === 'active' ? 'created' : 'proposed') : 'updated',
@@ -168,6 +172,7 @@ export class PreferenceBook {
         `Preference ${id} changed meanwhile; read it again.`,
       );
     const confirmed = readPreference(doc);
+    await this.#project(confirmed.owner, confirmed.key);
     await this.#announce(confirmed, 'confirmed', reviewer);
     return confirmed;
   }
@@ -186,6 +191,7 @@ export class PreferenceBook {
         });
     }
     const result = await this.#deps.store.preferences.deleteOne({ _id: id });
+    await this.#project(current.owner, current.key);
     if (result.deletedCount === 1) await this.#announce(current, 'deleted', actorOf(principal));
   }
 
@@ -230,8 +236,10 @@ export class PreferenceBook {
         score: fact.score,
       };
     });
-    if (wrote)
+    if (wrote) {
+      await this.#project(written.owner, written.key);
       await this.#announce(written, written.version === 1 ? 'created' : 'updated', MEMORY_ACTOR);
+    }
     return wrote;
   }
 
@@ -255,6 +263,7 @@ export class PreferenceBook {
       lastConfirmedAt: now,
       score: 0,
     }));
+    await this.#project(written.owner, written.key);
     await this.#announce(written, 'confirmed', confirmer);
     return written;
   }
@@ -315,6 +324,10 @@ export class PreferenceBook {
       'VERSION_CONFLICT',
       `Preference ${key} is being written concurrently; retry.`,
     );
+  }
+
+  async #project(owner: Owner, key: string): Promise<void> {
+    await this.#deps.projection?.preferenceChanged(owner, key);
   }
 
   async #announce(

@@ -6,7 +6,7 @@ import type { CapabilitySpec } from './capabilities.js';
 import { setAt } from './shape.js';
 import type { JsonObject, SavedQueryContent, SavedQueryParameter } from './types.js';
 import type { Problems } from './validate.js';
-import { PARAMETER, TOOL } from './validate.js';
+import { PARAMETER, SAVED_QUERY_NAME_MAX, TOOL } from './validate.js';
 
 const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'array'];
 const MAX_PARAMETERS = 20;
@@ -29,6 +29,9 @@ export const savedQuerySpec: CapabilitySpec<SavedQueryContent> = {
     }
     problems.screen('arguments', content.arguments);
     checkParameters(content, problems);
+  },
+  checkName(name, problems) {
+    checkSavedQueryName(name, problems);
   },
   toJson(content) {
     return {
@@ -53,6 +56,18 @@ export const savedQuerySpec: CapabilitySpec<SavedQueryContent> = {
   },
   indexKey: (content) => content.tool,
 };
+
+/** A saved query is offered as the tool `sq_<name>`, which must fit a tool name. */
+export function checkSavedQueryName(name: string, problems: Problems): void {
+  if (name.length > SAVED_QUERY_NAME_MAX) {
+    problems.add(
+      'name',
+      'name is too long: a saved query is offered as the tool sq_<name>, at most 64 characters',
+      `at most ${SAVED_QUERY_NAME_MAX} characters`,
+      `${name.length} characters`,
+    );
+  }
+}
 
 function checkParameters(content: SavedQueryContent, problems: Problems): void {
   if (content.parameters.length > MAX_PARAMETERS) {

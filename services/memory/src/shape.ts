@@ -9,6 +9,7 @@ import { canonicalJson } from '@tollgate/core';
 import type { JsonObject, JsonValue } from './types.js';
 import type { SavedQueryParameter } from './types.js';
 import { pointerJoin } from './secret-screen.js';
+import { SAVED_QUERY_NAME_MAX } from './validate.js';
 
 /** Keys whose values are part of a call's shape, not values the caller varies. */
 const STRUCTURAL_KEYS = new Set(['field', 'op', 'order', 'kind', 'interval', 'fields', 'sort']);
@@ -196,7 +197,7 @@ export function proposeSavedQuery(
     });
   }
   const suffix = parameters.length > 0 ? `by_${parameters.map((p) => p.name).join('_')}` : 'preset';
-  const name = parameterName(`${tool}_${suffix}`).slice(0, 63).replace(/_+$/, '');
+  const name = parameterName(`${tool}_${suffix}`).slice(0, SAVED_QUERY_NAME_MAX).replace(/_+$/, '');
   const description =
     parameters.length > 0
       ? `${tool} with ${parameters.map((p) => p.name).join(', ')} supplied by the caller; everything else as in the calls it was learned from.`

@@ -1,9 +1,11 @@
 /**
  * Periodic housekeeping: deletes expired session snapshots (the local server has no TTL
- * indexes) and retries `memory.written` events left in the outbox.
+ * indexes), retries `memory.written` events left in the outbox, and reconciles the memory
+ * bucket with the store (also once right at start-up).
  */
 import type { Logger } from '@tollgate/kit';
 import type { BusAnnouncer } from './announce.js';
+import type { MemoryProjection } from './projection.js';
 import type { SessionBook } from './sessions.js';
 
 export interface Sweeper {
@@ -15,10 +17,21 @@ export interface Sweeper {
 export function startSweeper(deps: {
   sessions: SessionBook;
   announcer: BusAnnouncer;
+  projection?: Pick<MemoryProjection, 'reconcile'>;
   logger: Logger;
   intervalMs: number;
 }): Sweeper {
   let running: Promise<void> | undefined;
+  const reconcile = async (): Promise<void> => {
+    try {
+      await deps.projection?.reconcile();
+    } catch (err) {
+      deps.logger.warn(
+        { err: { message: (err as Error).message } },
+        'memory projection reconcile failed',
+      );
+    }
+  };
   const sweep = async (): Promise<void> => {
     try {
       const expired = await deps.sessions.sweep();
@@ -27,12 +40,15 @@ export function startSweeper(deps: {
     } catch (err) {
       deps.logger.warn({ err: { message: (err as Error).message } }, 'memory sweep failed');
     }
+    await reconcile();
   };
-  const timer = setInterval(() => {
-    running ??= sweep().finally(() => {
+  const runExclusive = (pass: () => Promise<void>): void => {
+    running ??= pass().finally(() => {
       running = undefined;
     });
-  }, deps.intervalMs);
+  };
+  if (deps.projection) runExclusive(reconcile);
+  const timer = setInterval(() => runExclusive(sweep), deps.intervalMs);
   timer.unref();
   return {
     sweep,

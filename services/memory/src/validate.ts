@@ -9,6 +9,8 @@ import { findInjection } from './screen.js';
 import { findSecretValues, pointerJoin, secretReason } from './secret-screen.js';
 
 export const NAME = /^[a-z][a-z0-9_]{2,62}$/;
+/** Saved queries are offered as tools `sq_<name>`, and tool names have at most 64 characters. */
+export const SAVED_QUERY_NAME_MAX = 61;
 export const TOOL = /^[a-z][a-z0-9_]{0,63}$/;
 export const PARAMETER = /^[a-z][a-z0-9_]{0,62}$/;
 export const KIND = /^[a-z][a-z0-9_]{1,63}$/;

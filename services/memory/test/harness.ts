@@ -27,9 +27,10 @@ import {
   ensureEventStream,
   listenGrpc,
   loadTokenVerifier,
+  openBucket,
   subjects,
 } from '@tollgate/kit';
-import type { GrpcServerHandle, MongoHandle } from '@tollgate/kit';
+import type { GrpcServerHandle, KV, MongoHandle } from '@tollgate/kit';
 import { BusAnnouncer } from '../src/announce.js';
 import { addMemoryService } from '../src/api.js';
 import { startCallLearning } from '../src/call-events.js';
@@ -37,6 +38,7 @@ import type { CallLearning } from '../src/call-events.js';
 import { DEFAULT_SETTINGS } from '../src/config.js';
 import type { MemorySettings } from '../src/config.js';
 import { Memory } from '../src/memory.js';
+import { MemoryProjection } from '../src/projection.js';
 import { openStore } from '../src/store.js';
 import type { MemoryStore } from '../src/store.js';
 
@@ -83,6 +85,9 @@ export interface MemoryHarness {
   issuersFile: string;
   /** memory.written events of this harness's tenants, in arrival order. */
   written: MemoryWritten[];
+  /** The memory bucket of this harness (a bucket of its own, removed on close). */
+  kv: KV;
+  projection: MemoryProjection;
   /** A client authenticated as `principal` (tenant defaults to the harness's). */
   client(
     principal: Partial<Principal> & { agent: string },
@@ -106,9 +111,12 @@ export async function startMemory(
   const logger = createLogger({ service: 'memory-test', level: 'silent' });
   const store = await openStore(mongo.db);
   const announcer = new BusAnnouncer({ publisher: new EventPublisher(nc), store, logger });
+  const kv = await openBucket(nc, uniqueName('memory_test_bucket'));
+  const projection = new MemoryProjection({ kv, store, logger });
   const memory = new Memory({
     store,
     announcer,
+    projection,
     settings: { ...DEFAULT_SETTINGS, ...settings },
     ...(clock ? { clock } : {}),
   });
@@ -144,6 +152,8 @@ export async function startMemory(
     issuer,
     issuersFile,
     written,
+    kv,
+    projection,
     token,
     async client(principal) {
       const client = createClient(MemoryService, address, {
@@ -181,6 +191,7 @@ export async function startMemory(
       }
       await grpc.stop();
       sub.unsubscribe();
+      await kv.destroy();
       await nc.drain();
       await mongo.db.dropDatabase();
       await mongo.close();

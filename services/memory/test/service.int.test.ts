@@ -32,11 +32,13 @@ describe('service - the memory process', () => {
     );
     const dbUrl = `${infra.mongoUrl}/${uniqueName('memory_svc')}`;
     const durable = uniqueName('memory_svc');
+    const bucket = uniqueName('memory_svc_bucket');
     const tenant = uniqueName('svc').replace(/_/g, '-');
     const nc = await connect({ servers: infra.natsUrl });
     cleanups.push(async () => {
       const jsm = await jetstreamManager(nc);
       await jsm.consumers.delete(EVENTS_STREAM, durable).catch(() => false);
+      await jsm.streams.delete(`KV_${bucket}`).catch(() => false);
       await nc.close();
       const mongo = new MongoClient(dbUrl);
       await mongo.db().dropDatabase();
@@ -51,6 +53,7 @@ describe('service - the memory process', () => {
         TOLLGATE_NATS_URL: infra.natsUrl,
         TOLLGATE_TRUSTED_ISSUERS_FILE: issuersFile,
         TOLLGATE_MEMORY_DURABLE: durable,
+        TOLLGATE_MEMORY_BUCKET: bucket,
         TOLLGATE_MEMORY_LEARN_FROM: 'new',
         TOLLGATE_LOG_LEVEL: 'info',
       },
@@ -72,6 +75,10 @@ describe('service - the memory process', () => {
     });
     const ready = await eventually(() => lines.find((l) => l['msg'] === 'ready'), 30_000);
     const address = String(ready['grpc']);
+    // The bucket the call path reads exists once the service is ready.
+    expect((await (await jetstreamManager(nc)).streams.info(`KV_${bucket}`)).config.name).toBe(
+      `KV_${bucket}`,
+    );
 
     const publisher = new EventPublisher(nc);
     for (const id of ['o-1', 'o-2', 'o-3']) {

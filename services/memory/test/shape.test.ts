@@ -143,6 +143,21 @@ describe('shape - saved query proposal', () => {
     expect((proposal.arguments['filters'] as JsonObject[])[0]?.['value']).toBeNull();
   });
 
+  it('shape - a proposal named after a long tool still fits a saved-query name (sq_<name> ≤ 64)', () => {
+    const tool = `es_${'very_long_resource_name_'.repeat(2)}search`.slice(0, 64);
+    const calls = [0, 1, 2].map((i) => ({
+      filters: [
+        { field: 'customer_identifier', op: 'eq', value: `c-${i}` },
+        { field: 'warehouse_location_code', op: 'eq', value: `w-${i}` },
+      ],
+    }));
+    const proposal = proposeSavedQuery(tool, argumentShape(calls[2]!), uses(...calls), new Set());
+    expect(proposal.parameters).toHaveLength(2);
+    expect(proposal.name.length).toBeLessThanOrEqual(61);
+    expect(proposal.name).toMatch(/^[a-z][a-z0-9_]*[a-z0-9]$/);
+    expect(proposal.name.startsWith('es_very_long_resource_name_')).toBe(true);
+  });
+
   it('shape - setAt writes only where the parent exists', () => {
     const args: JsonObject = { filters: [{ field: 'id', value: 1 }] };
     expect(setAt(args, '/filters/0/value', null)).toBe(true);
