@@ -4,6 +4,7 @@ import { QueryRequestSchema, StatsGroup } from '@tollgate/contracts/audit/v1';
 import { CallStatus } from '@tollgate/contracts/call/v1';
 import { ErrorCode } from '@tollgate/contracts/common/v1';
 import { ApprovalStatus } from '@tollgate/contracts/policy/v1';
+import { SavedQueryUseSchema } from '@tollgate/contracts/events/v1';
 import { EventTypes } from '@tollgate/kit';
 import { TollgateError } from '@tollgate/core';
 import { describe, expect, it } from 'vitest';
@@ -234,6 +235,37 @@ describe('read', () => {
       decision: 'DECISION_EFFECT_ALLOW',
       arguments: { limit: 10 },
       meta: { returned: 10, total: 340, truncated: true },
+    });
+  });
+
+  it('timeline - a saved-query call says which saved query it went through, and keeps it', () => {
+    const completed = callCompleted({ callId: 'c-9' });
+    const denied = callDenied({ callId: 'c-10' });
+    const use = create(SavedQueryUseSchema, {
+      id: 'cap-1',
+      name: 'open_orders',
+      revision: 2,
+      contentHash: 'a'.repeat(64),
+      tool: 'sq_open_orders',
+      toolVersion: 'v-sq-1',
+    });
+    for (const e of [completed, denied]) {
+      if (e.payload.case === 'callCompleted' || e.payload.case === 'callDenied')
+        e.payload.value.savedQuery = use;
+    }
+    const docs = linkRecords(GENESIS, [draftRecord(completed), draftRecord(denied)], new Date());
+    const steps = docs.map((doc) => sessionStep(doc, storedEvent(doc)));
+    expect(steps.map((s) => s.summary)).toEqual([
+      'es_orders_search via saved query open_orders (revision 2) -> ok: 10 of 340 returned, 12 ms',
+      'es_orders_write via saved query open_orders (revision 2) denied (POLICY_DENIED): writes need the order_ops role',
+    ]);
+    const stored = storedEvent(docs[0]!);
+    expect(
+      stored.payload.case === 'callCompleted' && stored.payload.value.savedQuery,
+    ).toMatchObject({
+      name: 'open_orders',
+      revision: 2,
+      tool: 'sq_open_orders',
     });
   });
 });

@@ -4,7 +4,7 @@ import type { SessionStep } from '@tollgate/contracts/audit/v1';
 import { CallStatus } from '@tollgate/contracts/call/v1';
 import type { CallMeta } from '@tollgate/contracts/call/v1';
 import { MemoryItemKind } from '@tollgate/contracts/events/v1';
-import type { EventEnvelope } from '@tollgate/contracts/events/v1';
+import type { EventEnvelope, SavedQueryUse } from '@tollgate/contracts/events/v1';
 import { ApprovalStatus, DecisionEffect } from '@tollgate/contracts/policy/v1';
 import { enumName, errorCodeName } from '../ingest/draft.js';
 import type { AuditDocument } from '../record.js';
@@ -62,7 +62,7 @@ function details(event: EventEnvelope): StepInit {
         ...(c.meta ? { meta: c.meta } : {}),
         idempotencyKey: c.idempotencyKey,
         summary: completedSummary(
-          c.tool,
+          toolInWords(c.tool, c.savedQuery),
           c.status,
           c.meta,
           c.error?.code,
@@ -84,7 +84,7 @@ function details(event: EventEnvelope): StepInit {
         policyIds: c.decision?.policyIds ?? [],
         reason: why,
         ...(c.error ? { error: c.error } : {}),
-        summary: `${c.tool || 'call'} denied (${code})${why ? `: ${why}` : ''}`,
+        summary: `${toolInWords(c.tool, c.savedQuery) || 'call'} denied (${code})${why ? `: ${why}` : ''}`,
       };
     }
     case 'approvalRequested':
@@ -124,6 +124,12 @@ function details(event: EventEnvelope): StepInit {
     default:
       return { summary: event.type };
   }
+}
+
+/** The tool a call named, and the saved query it went through when it did. */
+function toolInWords(tool: string, savedQuery: SavedQueryUse | undefined): string {
+  if (savedQuery === undefined) return tool;
+  return `${tool} via saved query ${savedQuery.name} (revision ${savedQuery.revision})`;
 }
 
 function completedSummary(
