@@ -28,9 +28,12 @@ export interface CompletionEvent {
   sessionId: string;
   tenant: string;
   principal: { tenant: string; agent: string; user: string; environment: string } | undefined;
+  /** The tool that ran: for a saved-query call, its base tool (see `savedQuery`). */
   tool: string;
   toolVersion: string;
   resource: string;
+  /** Set when the call went through a saved query (`sq_<name>`). */
+  savedQuery?: { id: string; name: string; revision: number; tool: string };
   status: CompletionStatus;
   /** Set when status is `error`. */
   error?: ToolCallError;
@@ -84,6 +87,16 @@ export function decodeCompletion(data: Uint8Array): CompletionEvent | undefined 
     tool: completed.tool,
     toolVersion: completed.toolVersion,
     resource: completed.resource,
+    ...(completed.savedQuery
+      ? {
+          savedQuery: {
+            id: completed.savedQuery.id,
+            name: completed.savedQuery.name,
+            revision: completed.savedQuery.revision,
+            tool: completed.savedQuery.tool,
+          },
+        }
+      : {}),
     status,
     ...(status === 'error' ? { error: errorFromProto(completed.error) } : {}),
     ...(completed.approvalId !== '' ? { approvalId: completed.approvalId } : {}),

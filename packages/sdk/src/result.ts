@@ -29,6 +29,8 @@ export interface CallMeta {
   traceId: string;
   /** Pass as the `cursor` argument for the next page; absent when there is none. */
   nextCursor?: string;
+  /** Your preferred fields, returned because the call named no `fields`; absent otherwise. */
+  defaultFields?: string[];
 }
 
 /** The call ran; `data` is the shaped result (returnable fields only, redacted, capped). */
@@ -137,6 +139,7 @@ export function readMeta(meta: ProtoCallMeta | undefined): CallMeta | undefined 
     bytes: meta.bytes,
     traceId: meta.traceId,
     ...(meta.nextCursor !== '' ? { nextCursor: meta.nextCursor } : {}),
+    ...(meta.defaultFields.length > 0 ? { defaultFields: [...meta.defaultFields] } : {}),
   };
 }
 

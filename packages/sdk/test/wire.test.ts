@@ -157,6 +157,35 @@ describe('wire - completion events', () => {
     });
   });
 
+  it('wire - a saved-query call says which saved query it went through', () => {
+    const bytes = toBinary(
+      EventEnvelopeSchema,
+      create(EventEnvelopeSchema, {
+        eventId: 'e2',
+        type: 'call.completed',
+        tenant: 'team-a',
+        schemaVersion: 1,
+        payload: {
+          case: 'callCompleted',
+          value: {
+            callId: 'c2',
+            status: CallStatus.OK,
+            tool: 'es_orders_search',
+            savedQuery: { id: 'cap-1', name: 'open_orders', revision: 2, tool: 'sq_open_orders' },
+            meta: { tool: 'sq_open_orders', defaultFields: ['id', 'status'] },
+          },
+        },
+      }),
+    );
+    expect(decodeCompletion(bytes)).toMatchObject({
+      tool: 'es_orders_search',
+      savedQuery: { id: 'cap-1', name: 'open_orders', revision: 2, tool: 'sq_open_orders' },
+      meta: { tool: 'sq_open_orders', defaultFields: ['id', 'status'] },
+    });
+    expect(decodeCompletion(envelope(1))?.savedQuery).toBeUndefined();
+    expect(decodeCompletion(envelope(1))?.meta).toBeUndefined();
+  });
+
   it('wire - unknown schema versions and undecodable bytes are skipped', () => {
     expect(decodeCompletion(envelope(2))).toBeUndefined();
     expect(decodeCompletion(new Uint8Array([0xff, 0xff, 0xff]))).toBeUndefined();
