@@ -14,7 +14,7 @@ import { actorOf, assertMayReview, canSee, isProposer } from './review.js';
 import { checkSavedQueryName, savedQuerySpec } from './saved-query.js';
 import { skillSpec } from './skill.js';
 import { listScope } from './scope.js';
-import { findPage, isDuplicateKey } from './store.js';
+import { claimTransition, findPage, isDuplicateKey, releaseTransition } from './store.js';
 import type { MemoryStore, StoredDocument } from './store.js';
 import { StoredDoc } from './stored.js';
 import type {
@@ -116,7 +116,15 @@ export class CandidateBook {
       .text('description', overrides.description, { max: 1000 })
       .screen('description', overrides.description);
     problems.throwIfAny('Confirmation refused');
-    const createdId = await this.#create(candidate, overrides, reviewer);
+    const claimedAt = await this.#claimDecision(candidate.id);
+    let createdId: string;
+    try {
+      createdId = await this.#create(candidate, overrides, reviewer);
+    } catch (err) {
+      // Refused (e.g. the name is taken): the candidate stays pending for another try.
+      await releaseTransition(this.#deps.store.claims, decisionOf(candidate.id), 0, claimedAt);
+      throw err;
+    }
     return this.#decide(candidate, reviewer, { status: 'confirmed', createdId, reason: '' });
   }
 
@@ -131,6 +139,7 @@ export class CandidateBook {
       .text('reason', reason, { max: 500 })
       .screen('reason', reason)
       .throwIfAny('Rejection refused');
+    await this.#claimDecision(candidate.id);
     return this.#decide(candidate, reviewer, { status: 'rejected', createdId: '', reason });
   }
 
@@ -179,6 +188,7 @@ export class CandidateBook {
     decision: { status: 'confirmed' | 'rejected'; createdId: string; reason: string },
   ): Promise<CandidateRecord> {
     const now = this.#deps.clock();
+    // The decision was claimed (#claimDecision); the status filter only guards.
     const doc = await this.#deps.store.candidates.findOneAndUpdate(
       { _id: candidate.id, status: 'pending' },
       { $set: { ...decision, decidedBy: reviewer, decidedAt: now } },
@@ -192,6 +202,24 @@ export class CandidateBook {
     const decided = readCandidate(doc);
     await this.#announce(decided, decision.status, reviewer);
     return decided;
+  }
+
+  /**
+   * Claims the one decision a candidate gets: concurrent confirmations and rejections race on
+   * an insert (see `claimTransition`) and every loser is VERSION_CONFLICT. The winner reads the
+   * candidate again, so a decision made before its claim still stands. Returns the claim time.
+   */
+  async #claimDecision(id: string): Promise<Date> {
+    const at = this.#deps.clock();
+    if (!(await claimTransition(this.#deps.store.claims, decisionOf(id), 0, at))) {
+      throw new TollgateError('VERSION_CONFLICT', `Candidate ${id} is being decided meanwhile.`);
+    }
+    const doc = await this.#deps.store.candidates.findOne({ _id: id });
+    const status = doc === null ? 'deleted' : readCandidate(doc).status;
+    if (status !== 'pending') {
+      throw new TollgateError('VERSION_CONFLICT', `Candidate ${id} was already ${status}.`);
+    }
+    return at;
   }
 
   async #pending(principal: Principal, id: string): Promise<CandidateRecord> {
@@ -224,6 +252,11 @@ export class CandidateBook {
       writtenBy: by,
     });
   }
+}
+
+/** The claim id of a candidate's decision (pending = transition 0). */
+function decisionOf(id: string): string {
+  return `candidate:${id}`;
 }
 
 function toDoc(c: CandidateRecord): StoredDocument {

@@ -14,7 +14,7 @@ import { findInjection } from './screen.js';
 import { secretReason } from './secret-screen.js';
 import { argumentShape, proposeSavedQuery, valueDigest } from './shape.js';
 import type { ArgumentShape, ShapeUse } from './shape.js';
-import { isDuplicateKey, ownedId } from './store.js';
+import { claimTransition, contentionPause, isDuplicateKey, ownedId } from './store.js';
 import type { MemoryStore, StoredDocument } from './store.js';
 import type { JsonObject, JsonValue, Owner } from './types.js';
 
@@ -165,7 +165,11 @@ export class Learner {
     if (candidate !== undefined) lesson.candidates.push(candidate.id);
   }
 
-  /** Reads, changes and compare-and-sets one signal document; returns what is stored. */
+  /**
+   * Reads, changes and writes one signal document; returns what is stored. A new signal is
+   * arbitrated by its `_id`, a change by a claim on its version (see `claimTransition`), so
+   * concurrent deliveries of one event count it once.
+   */
   async #updateSignal(
     owner: Owner,
     key: string,
@@ -174,6 +178,7 @@ export class Learner {
     const col = this.#deps.store.signals;
     const id = ownedId(owner, 'signal', key);
     for (let attempt = 0; attempt < 16; attempt++) {
+      if (attempt > 0) await contentionPause(attempt);
       const current = (await col.findOne({ _id: id })) ?? undefined;
       const fields = change(current);
       if (fields === undefined) {
@@ -191,6 +196,7 @@ export class Learner {
         }
       }
       const version = current['version'] as number;
+      if (!(await claimTransition(this.#deps.store.claims, id, version, new Date()))) continue;
       const written = await col.findOneAndUpdate(
         { _id: id, version },
         { $set: { ...fields, version: version + 1 } },

@@ -12,7 +12,7 @@ import { decayedScore } from './decay.js';
 import type { ProjectionHook } from './projection.js';
 import { actorOf, assertMayReview, canSee } from './review.js';
 import { listScope, useScope, writeOwner } from './scope.js';
-import { findPage, isDuplicateKey, ownedId } from './store.js';
+import { claimTransition, contentionPause, findPage, isDuplicateKey, ownedId } from './store.js';
 import type { MemoryStore, StoredDocument } from './store.js';
 import { StoredDoc } from './stored.js';
 import { MEMORY_ACTOR } from './types.js';
@@ -153,6 +153,11 @@ export class PreferenceBook {
       );
     }
     const now = this.#deps.clock();
+    const changed = () =>
+      new TollgateError('VERSION_CONFLICT', `Preference ${id} changed meanwhile; read it again.`);
+    // One confirmation per version: the claim decides, the version filter only guards.
+    if (!(await claimTransition(this.#deps.store.claims, id, current.version, now)))
+      throw changed();
     const doc = await this.#deps.store.preferences.findOneAndUpdate(
       { _id: id, version: current.version },
       {
@@ -166,11 +171,7 @@ export class PreferenceBook {
       },
       { returnDocument: 'after' },
     );
-    if (doc === null)
-      throw new TollgateError(
-        'VERSION_CONFLICT',
-        `Preference ${id} changed meanwhile; read it again.`,
-      );
+    if (doc === null) throw changed();
     const confirmed = readPreference(doc);
     await this.#project(confirmed.owner, confirmed.key);
     await this.#announce(confirmed, 'confirmed', reviewer);
@@ -279,8 +280,10 @@ export class PreferenceBook {
   }
 
   /**
-   * Inserts or replaces the (owner, key) document with compare-and-set; `change` sees the
-   * current record and returns the fields to write (undefined = leave it as it is).
+   * Inserts or replaces the (owner, key) document; `change` sees the current record and returns
+   * the fields to write (undefined = leave it as it is). A new document is arbitrated by the
+   * unique (owner, key) index, a change by a claim on its version (see `claimTransition`);
+   * a lost race re-reads and decides again.
    */
   async #upsert(
     owner: Owner,
@@ -289,6 +292,7 @@ export class PreferenceBook {
   ): Promise<PreferenceRecord> {
     const col = this.#deps.store.preferences;
     for (let attempt = 0; attempt < 8; attempt++) {
+      if (attempt > 0) await contentionPause(attempt);
       const doc = await col.findOne({ ...owner, key });
       const current = doc === null ? undefined : readPreference(doc);
       const fields = change(current);
@@ -313,6 +317,13 @@ export class PreferenceBook {
           continue;
         }
       }
+      const claimed = await claimTransition(
+        this.#deps.store.claims,
+        current.id,
+        current.version,
+        this.#deps.clock(),
+      );
+      if (!claimed) continue;
       const updated = await col.findOneAndUpdate(
         { _id: current.id, version: current.version },
         { $set: { ...fields, version: current.version + 1 } },

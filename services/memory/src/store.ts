@@ -1,8 +1,9 @@
 /**
  * The memory service's MongoDB collections and indexes. FerretDB (the local MongoDB-wire
  * server) has no multi-document transactions and no TTL indexes: every change is a single
- * document compare-and-set, uniqueness comes from unique indexes, and expiry is enforced on
- * read plus a periodic sweep (a TTL index is still created where the server supports it).
+ * document update whose version transition is arbitrated by a claim insert (`claimTransition`),
+ * uniqueness comes from unique indexes, and expiry is enforced on read plus a periodic sweep
+ * (a TTL index is still created where the server supports it).
  */
 import { createHash } from 'node:crypto';
 import { TollgateError } from '@tollgate/core';
@@ -119,6 +120,25 @@ export async function claimTransition(
     if (isDuplicateKey(err)) return false;
     throw err;
   }
+}
+
+/**
+ * Gives back a claim taken by `claimTransition` at `at` whose update was not made (the change
+ * was refused after all), so the next writer need not wait for it to be abandoned.
+ */
+export async function releaseTransition(
+  claims: Collection<StoredDocument>,
+  id: string,
+  from: number,
+  at: Date,
+): Promise<void> {
+  await claims.deleteOne({ _id: `${id}#${from}`, at });
+}
+
+/** A short random pause before retrying a transition another writer claimed (grows per attempt). */
+export function contentionPause(attempt: number): Promise<void> {
+  const ms = Math.random() * Math.min(200, 5 * 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** True for a duplicate-key error (unique index violation). */
