@@ -11,6 +11,7 @@ export type {
   PolicyProblem,
 } from './bundle/types.js';
 export { parseBundle } from './bundle/parse.js';
+export { MAX_BUNDLE_JSON_BYTES, bundleText, encodeBundle, isGzip } from './bundle/encoding.js';
 export type { BundleParse } from './bundle/parse.js';
 export { bundleHash, compileBundle } from './compile/bundle.js';
 export type { BundleInputs } from './compile/bundle.js';

@@ -1,5 +1,15 @@
+import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
-import { BUNDLE_FORMAT, compileBundle, parseBundle } from '../src/index.js';
+import {
+  BUNDLE_FORMAT,
+  LocalDecider,
+  MAX_BUNDLE_JSON_BYTES,
+  bundleText,
+  compileBundle,
+  encodeBundle,
+  isGzip,
+  parseBundle,
+} from '../src/index.js';
 import type { BundleInputs } from '../src/index.js';
 import { TENANT, agent, compiled, ordersInputs, policy, resource } from './fixtures.js';
 
@@ -327,5 +337,52 @@ describe('bundle - strict parsing', () => {
   test('bundle - a missing member is named', () => {
     const { rateLimits: _drop, ...rest } = compiled();
     expect(parseBundle(rest)).toEqual({ ok: false, reason: 'bundle.rateLimits is missing' });
+  });
+});
+
+describe('bundle - stored form', () => {
+  function manyResources(count: number): BundleInputs {
+    const inputs = ordersInputs();
+    for (let i = 0; i < count; i++) {
+      inputs.resources.push(resource(`es_logs_${i}`, { allowedRoles: ['support'], maxLimit: 50 }));
+    }
+    return inputs;
+  }
+
+  test('bundle - stored gzip-compressed, read back to the same bundle', () => {
+    const bundle = compiled(manyResources(500));
+    const json = new TextEncoder().encode(JSON.stringify(bundle));
+    const stored = encodeBundle(bundle);
+    expect(isGzip(stored)).toBe(true);
+    // Over NATS's default 1 MiB as JSON; far under it compressed.
+    expect(json.length).toBeGreaterThan(1024 * 1024);
+    expect(stored.length).toBeLessThan(json.length / 8);
+    expect(parseBundle(stored)).toEqual({ ok: true, bundle });
+    expect(JSON.parse(bundleText(stored))).toEqual(bundle);
+    // Plain JSON (bundles stored before compression) still reads.
+    expect(parseBundle(json)).toEqual({ ok: true, bundle });
+  });
+
+  test('bundle - corrupt or oversized compressed bundles are refused with the reason', () => {
+    const stored = encodeBundle(compiled());
+    const truncated = stored.subarray(0, stored.length - 20);
+    expect(parseBundle(truncated)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^bundle is not valid gzip: /),
+    });
+    const bomb = gzipSync(Buffer.alloc(MAX_BUNDLE_JSON_BYTES + 1, 0x20));
+    expect(bomb.length).toBeLessThan(200 * 1024);
+    expect(parseBundle(bomb)).toEqual({
+      ok: false,
+      reason: `bundle expands to more than ${MAX_BUNDLE_JSON_BYTES} bytes`,
+    });
+  });
+
+  test('bundle - a decider loads a large stored bundle and decides on any of its resources', () => {
+    const decider = LocalDecider.fromBundle(encodeBundle(compiled(manyResources(500))));
+    expect(decider.status()).toMatchObject({ state: 'ready' });
+    const principal = { tenant: TENANT, agent: 'support_bot', environment: 'prod' };
+    expect(decider.decide(principal, 'search', 'es_logs_499').decision).toBe('allow');
+    expect(decider.decide(principal, 'write', 'es_logs_0').decision).toBe('deny');
   });
 });

@@ -199,7 +199,7 @@ describe('fail closed - evaluation errors', () => {
   test('fail closed - an engine that fails while loading leaves the decider failed', () => {
     const engine: CedarEngine = {
       ...cedarWasmEngine,
-      preparsePolicySet: () => {
+      checkParsePolicySet: () => {
         throw new Error('out of memory');
       },
     };
@@ -209,6 +209,23 @@ describe('fail closed - evaluation errors', () => {
       reason: 'policy engine failed while loading: out of memory',
     });
     expectUnavailable(decider, /could not be loaded/);
+  });
+
+  test('fail closed - an engine that fails preparing a policy set on first use denies that call', () => {
+    let failing = true;
+    const engine: CedarEngine = {
+      ...cedarWasmEngine,
+      preparsePolicySet: (id, policies) => {
+        if (failing) throw new Error('out of memory');
+        return cedarWasmEngine.preparsePolicySet(id, policies);
+      },
+    };
+    const decider = LocalDecider.fromBundle(compiled(), { engine });
+    expect(decider.status()).toMatchObject({ state: 'ready' });
+    expectUnavailable(decider, /policy engine failed/);
+    failing = false;
+    const principal = { tenant: TENANT, agent: 'ops_bot', environment: 'prod' };
+    expect(decider.decide(principal, 'search', 'es_orders', { limit: 10 }).decision).toBe('allow');
   });
 
   test('fail closed - a policy that errors at evaluation denies, even though Cedar skips it', () => {

@@ -35,7 +35,7 @@ import {
   subjects,
 } from '@tollgate/kit';
 import type { EventType, GrpcServerHandle, Logger, MongoHandle } from '@tollgate/kit';
-import { approvalBindingHash } from '@tollgate/policy';
+import { approvalBindingHash, bundleText } from '@tollgate/policy';
 import { infra, uniqueName } from '../../../test/support/infra.js';
 import { registerPolicyApi, startPolicyService } from '../src/index.js';
 import type { PolicyParts } from '../src/index.js';
@@ -152,7 +152,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     bundleInKv: async (tenant) => {
       const entry = await parts.bundlesKv.get(tenant);
       if (entry === null || entry.operation !== 'PUT') return undefined;
-      return JSON.parse(new TextDecoder().decode(entry.value));
+      return JSON.parse(bundleText(entry.value));
     },
     counts: async (tenant) => {
       const out: Record<string, number> = {};

@@ -1,6 +1,7 @@
 import type { EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
 import { bundleHash } from '../compile/bundle.js';
 import { isTimeZone, zoneKey } from '../model/clock.js';
+import { bundleText } from './encoding.js';
 import { BUNDLE_FORMAT } from './types.js';
 import type {
   BundleRateLimit,
@@ -29,7 +30,7 @@ const KINDS: readonly PolicyKind[] = [
 class BundleShapeError extends Error {}
 
 /**
- * Reads a bundle from bytes, text or an already-decoded object and checks it strictly: every
+ * Reads a bundle from bytes (gzip'd or plain JSON), text or an already-decoded object and checks it strictly: every
  * member present with the right type, no unknown members, unique policy ids, and a hash that
  * matches the content. Cedar-level checks (schema and policy parsing) happen when a decider
  * loads it.
@@ -37,10 +38,14 @@ class BundleShapeError extends Error {}
 export function parseBundle(input: Uint8Array | string | unknown): BundleParse {
   let value: unknown = input;
   if (typeof input === 'string' || input instanceof Uint8Array) {
+    let text: string;
     try {
-      value = JSON.parse(
-        typeof input === 'string' ? input : new TextDecoder('utf-8', { fatal: true }).decode(input),
-      );
+      text = typeof input === 'string' ? input : bundleText(input);
+    } catch (err) {
+      return { ok: false, reason: (err as Error).message };
+    }
+    try {
+      value = JSON.parse(text);
     } catch (err) {
       return { ok: false, reason: `bundle is not valid JSON: ${(err as Error).message}` };
     }

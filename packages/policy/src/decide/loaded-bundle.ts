@@ -15,11 +15,17 @@ export interface SetReads {
   actionGroup: boolean;
 }
 
-/** One preparsed policy set: exactly the policies that can apply to one resource × action. */
+/**
+ * One policy set: exactly the policies that can apply to one resource × action. Preparsed by
+ * Cedar on first use (`preparedSet`), not at load: a bundle of 1,000 resources holds 7,000 sets
+ * and most are never asked for by one decider.
+ */
 export interface PolicySetView {
   id: string;
   policies: CompiledPolicy[];
   reads: SetReads;
+  /** Set once Cedar holds this set's policies under `id` for this loaded bundle. */
+  prepared: boolean;
 }
 
 /** A resource as the decider sees it, with one preparsed policy set per action. */
@@ -62,8 +68,9 @@ export interface LoadedBundle {
 type Attrs = Record<string, unknown>;
 
 /**
- * Checks a bundle with Cedar (schema, entities against the schema, policies) and preparses one
- * policy set per resource × action under `<namespace>/…`. Returns the reason on any failure.
+ * Checks a bundle with Cedar (schema, entities against the schema, policies) and lays out one
+ * policy set per resource × action under `<namespace>/…`, preparsed on first use
+ * (`preparedSet`). Returns the reason on any failure.
  */
 export function loadBundle(
   bundle: PolicyBundle,
@@ -127,23 +134,35 @@ export function loadBundle(
     owner.fields.push(view);
   }
 
+  // Policies by the resource they name (a policy naming none applies to every resource), so
+  // each resource's share is found without scanning every policy of the bundle.
+  const everywhere: CompiledPolicy[] = [];
+  const byResource = new Map<string, CompiledPolicy[]>();
+  for (const policy of bundle.policies) {
+    if (!policy.resources) {
+      everywhere.push(policy);
+      continue;
+    }
+    for (const name of new Set(policy.resources)) {
+      const list = byResource.get(name);
+      if (list) list.push(policy);
+      else byResource.set(name, [policy]);
+    }
+  }
+  const order = new Map(bundle.policies.map((p, i) => [p, i]));
   for (const resource of resources.values()) {
     resource.fields.sort((a, b) => (a.name < b.name ? -1 : 1));
-    resource.policies = bundle.policies.filter(
-      (p) => !p.resources || p.resources.includes(resource.name),
+    resource.policies = [...everywhere, ...(byResource.get(resource.name) ?? [])].sort(
+      (a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0),
     );
     for (const action of [...OPERATIONS, ...FIELD_ACTIONS]) {
-      const set: PolicySetView = {
+      const policies = resource.policies.filter((p) => !p.actions || p.actions.includes(action));
+      resource.sets.set(action, {
         id: `${namespace}/${resource.name}/${action}`,
-        policies: resource.policies.filter((p) => !p.actions || p.actions.includes(action)),
-        reads: { sourceIp: false, clock: false, limit: false, user: false, actionGroup: false },
-      };
-      set.reads = readsOf(set.policies);
-      const staticPolicies = Object.fromEntries(set.policies.map((p) => [p.id, p.cedar]));
-      const parsed = engine.preparsePolicySet(set.id, { staticPolicies });
-      if (parsed.type === 'failure')
-        return `bundle policies do not parse: ${firstMessage(parsed.errors)}`;
-      resource.sets.set(action, set);
+        policies,
+        reads: readsOf(policies),
+        prepared: false,
+      });
     }
   }
   return {
@@ -153,6 +172,25 @@ export function loadBundle(
     policies: new Map(bundle.policies.map((p) => [p.id, p])),
     clock: new ZoneClock(bundle.zones),
   };
+}
+
+/**
+ * Makes Cedar hold `set` under its id (once per loaded bundle); the reason when it cannot.
+ * The whole bundle already parsed at load, so a failure here means the engine itself failed.
+ */
+export function preparedSet(engine: CedarEngine, set: PolicySetView): string | undefined {
+  if (set.prepared) return undefined;
+  const staticPolicies = Object.fromEntries(set.policies.map((p) => [p.id, p.cedar]));
+  let parsed: ReturnType<CedarEngine['preparsePolicySet']>;
+  try {
+    parsed = engine.preparsePolicySet(set.id, { staticPolicies });
+  } catch (err) {
+    return `policy engine failed preparing ${set.id}: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  if (parsed.type === 'failure')
+    return `policy set ${set.id} does not parse: ${firstMessage(parsed.errors)}`;
+  set.prepared = true;
+  return undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import { DecisionCache } from './decision-cache.js';
 import { cedarWasmEngine } from './engine.js';
 import type { CedarEngine } from './engine.js';
 import { tracePolicies } from './explain.js';
-import { loadBundle } from './loaded-bundle.js';
+import { loadBundle, preparedSet } from './loaded-bundle.js';
 import type { LoadedBundle } from './loaded-bundle.js';
 import { EvaluationFailure, computePermissions, noPermissions } from './permissions.js';
 import { applicableRateLimits } from './rate-limits.js';
@@ -258,6 +258,8 @@ export class LocalDecider {
         `unknown resource: "${request.resource}" is not declared in this tenant`,
         version,
       );
+    const unprepared = preparedSet(this.engine, set);
+    if (unprepared !== undefined) return unavailable('policy engine failed', version);
     return { loaded, request, agent, resource: view, set };
   }
 

@@ -8,6 +8,7 @@ import { OPERATIONS } from '../model/actions.js';
 import { ACTION_ENTITIES } from '../model/schema.js';
 import type { FieldAction } from '../model/schema.js';
 import type { CedarEngine } from './engine.js';
+import { preparedSet } from './loaded-bundle.js';
 import type { AgentView, LoadedBundle, PolicySetView, ResourceView } from './loaded-bundle.js';
 import type { DecisionRequest } from './request.js';
 import type { OfferedPermissions } from './types.js';
@@ -123,7 +124,7 @@ export function computePermissions(
       resource: field.uid,
       context: fieldContext,
       entities: [agent.entity, resource.entity, field],
-      preparsedPolicySetId: setFor(resource, action).id,
+      preparsedPolicySetId: preparedSetFor(engine, resource, action).id,
     });
     if (answer.type === 'failure')
       throw new EvaluationFailure(answer.errors.map((e) => e.message).join('; '));
@@ -150,6 +151,17 @@ export function computePermissions(
 function setFor(resource: ResourceView, action: string): PolicySetView {
   const set = resource.sets.get(action);
   if (!set) throw new EvaluationFailure(`no policy set for ${resource.name}.${action}`);
+  return set;
+}
+
+function preparedSetFor(
+  engine: CedarEngine,
+  resource: ResourceView,
+  action: string,
+): PolicySetView {
+  const set = setFor(resource, action);
+  const unprepared = preparedSet(engine, set);
+  if (unprepared !== undefined) throw new EvaluationFailure(unprepared);
   return set;
 }
 

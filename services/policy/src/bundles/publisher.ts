@@ -1,5 +1,6 @@
 import { JetStreamApiCodes } from '@nats-io/jetstream';
 import type { PublishedResource } from '@tollgate/core';
+import { bundleText, encodeBundle } from '@tollgate/policy';
 import type { PolicyBundle, PolicyProblem } from '@tollgate/policy';
 import type { EventPublisher, KV, Logger } from '@tollgate/kit';
 import { announceBundle } from '../events.js';
@@ -120,7 +121,7 @@ export class BundlePublisher {
   /** Writes `bundle` to KV unless the entry already holds it or a newer version. */
   async #project(bundle: PolicyBundle): Promise<void> {
     const { kv } = this.#deps;
-    const value = JSON.stringify(bundle);
+    const value = encodeBundle(bundle);
     for (let attempt = 1; ; attempt++) {
       const entry = await kv.get(bundle.tenant);
       const live = entry !== null && entry.operation === 'PUT';
@@ -139,7 +140,7 @@ export class BundlePublisher {
 /** The version of a bundle held in KV; undefined when the value is not a readable bundle. */
 function versionIn(value: Uint8Array): number | undefined {
   try {
-    const version = (JSON.parse(new TextDecoder().decode(value)) as { version?: unknown }).version;
+    const version = (JSON.parse(bundleText(value)) as { version?: unknown }).version;
     return Number.isSafeInteger(version) ? (version as number) : undefined;
   } catch {
     return undefined;
