@@ -11,7 +11,7 @@ import { addMemoryService } from './api.js';
 import { startCallLearning } from './call-events.js';
 import { DEV_ISSUERS_FILE, memoryConfig } from './config.js';
 import { Memory } from './memory.js';
-import { MemoryProjection } from './projection.js';
+import { MemoryProjector } from './projector.js';
 import { openStore } from './store.js';
 import { startSweeper } from './sweeper.js';
 
@@ -26,7 +26,7 @@ await bootService({
     const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUERS_FILE, logger);
     const store = await openStore(mongo.db);
     const announcer = new BusAnnouncer({ publisher: new EventPublisher(nc), store, logger });
-    const projection = new MemoryProjection({
+    const projection = new MemoryProjector({
       kv: await openBucket(nc, config.bucket),
       store,
       logger,

@@ -14,7 +14,7 @@ import type { MemorySettings } from './config.js';
 import { decayedScore } from './decay.js';
 import { Learner } from './learning.js';
 import { PreferenceBook } from './preferences.js';
-import type { ProjectionHook } from './projection.js';
+import type { ProjectionHook } from './projector.js';
 import { rankMemory } from './recall.js';
 import type { RecallItem, RecallItemKind } from './recall.js';
 import { savedQuerySpec } from './saved-query.js';
@@ -31,7 +31,7 @@ export interface MemoryDeps {
   announcer: Announcer;
   settings: MemorySettings;
   clock?: () => Date;
-  /** Keeps the memory bucket current (see projection.ts); none in tests that do not need it. */
+  /** Keeps the memory bucket current (see projector.ts); none in tests that do not need it. */
   projection?: ProjectionHook;
   /** For what is dropped quietly (e.g. a skill proposal that fails the skill check). */
   logger?: Logger;

@@ -9,7 +9,7 @@ import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
 import type { Announcer } from './announce.js';
 import { decayedScore } from './decay.js';
-import type { ProjectionHook } from './projection.js';
+import type { ProjectionHook } from './projector.js';
 import { actorOf, assertMayReview, canSee } from './review.js';
 import { listScope, useScope, writeOwner } from './scope.js';
 import { claimTransition, contentionPause, findPage, isDuplicateKey, ownedId } from './store.js';
@@ -24,7 +24,7 @@ export interface PreferenceDeps {
   announcer: Announcer;
   clock: () => Date;
   settings: { autoKinds: string[]; halfLifeMs: number };
-  /** Told after every write, before it is announced (see projection.ts). */
+  /** Told after every write, before it is announced (see projector.ts). */
   projection?: Pick<ProjectionHook, 'preferenceChanged'>;
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Logger } from '@tollgate/kit';
 import type { BusAnnouncer } from './announce.js';
-import type { MemoryProjection } from './projection.js';
+import type { MemoryProjector } from './projector.js';
 import type { SessionBook } from './sessions.js';
 
 export interface Sweeper {
@@ -17,7 +17,7 @@ export interface Sweeper {
 export function startSweeper(deps: {
   sessions: SessionBook;
   announcer: BusAnnouncer;
-  projection?: Pick<MemoryProjection, 'reconcile'>;
+  projection?: Pick<MemoryProjector, 'reconcile'>;
   logger: Logger;
   intervalMs: number;
 }): Sweeper {

@@ -38,7 +38,7 @@ import type { CallLearning } from '../src/call-events.js';
 import { DEFAULT_SETTINGS } from '../src/config.js';
 import type { MemorySettings } from '../src/config.js';
 import { Memory } from '../src/memory.js';
-import { MemoryProjection } from '../src/projection.js';
+import { MemoryProjector } from '../src/projector.js';
 import { openStore } from '../src/store.js';
 import type { MemoryStore } from '../src/store.js';
 
@@ -87,7 +87,7 @@ export interface MemoryHarness {
   written: MemoryWritten[];
   /** The memory bucket of this harness (a bucket of its own, removed on close). */
   kv: KV;
-  projection: MemoryProjection;
+  projection: MemoryProjector;
   /** A client authenticated as `principal` (tenant defaults to the harness's). */
   client(
     principal: Partial<Principal> & { agent: string },
@@ -112,7 +112,7 @@ export async function startMemory(
   const store = await openStore(mongo.db);
   const announcer = new BusAnnouncer({ publisher: new EventPublisher(nc), store, logger });
   const kv = await openBucket(nc, uniqueName('memory_test_bucket'));
-  const projection = new MemoryProjection({ kv, store, logger });
+  const projection = new MemoryProjector({ kv, store, logger });
   const memory = new Memory({
     store,
     announcer,

@@ -9,7 +9,7 @@ import { EventPublisher, createLogger, openBucket } from '@tollgate/kit';
 import { BusAnnouncer } from '../src/announce.js';
 import { DEFAULT_SETTINGS } from '../src/config.js';
 import { Memory } from '../src/memory.js';
-import { MemoryProjection } from '../src/projection.js';
+import { MemoryProjector } from '../src/projector.js';
 import { startMemory, uniqueName } from './harness.js';
 import type { MemoryHarness } from './harness.js';
 
@@ -325,7 +325,7 @@ describe('projection - reconciler', () => {
       store: h.store,
       announcer: new BusAnnouncer({ publisher: new EventPublisher(h.nc), store: h.store, logger }),
       settings: DEFAULT_SETTINGS,
-      projection: new MemoryProjection({ kv: broken, store: h.store, logger }),
+      projection: new MemoryProjector({ kv: broken, store: h.store, logger }),
     });
     const owner = { tenant: h.tenant, agent: 'outage', user: '' };
     const view = await memory.savedQueries.createApproved({

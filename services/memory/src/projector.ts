@@ -44,7 +44,7 @@ export interface ProjectionReport {
   failed: number;
 }
 
-export interface MemoryProjectionDeps {
+export interface MemoryProjectorDeps {
   kv: KV;
   store: MemoryStore;
   logger: Logger;
@@ -54,13 +54,13 @@ export interface MemoryProjectionDeps {
 
 const MAX_ATTEMPTS = 5;
 
-export class MemoryProjection implements ProjectionHook {
-  readonly #deps: MemoryProjectionDeps;
+export class MemoryProjector implements ProjectionHook {
+  readonly #deps: MemoryProjectorDeps;
   /** Items already warned about as unpublishable (once per process, not once per pass). */
   readonly #warned = new Set<string>();
   #pass: Promise<ProjectionReport> | undefined;
 
-  constructor(deps: MemoryProjectionDeps) {
+  constructor(deps: MemoryProjectorDeps) {
     this.#deps = deps;
   }
 
