@@ -36,7 +36,8 @@ const STALE_CLAIM_MARGIN_MS = 60_000;
 /**
  * Settles one `approval.decided` event: the parked call runs exactly once (the claim
  * `done.<call id>` is taken with `kv.create`) through the normal stages — re-resolved at the
- * approved resource version, re-decided (a policy that now denies wins), re-validated —
+ * approved resource version, re-decided (a policy that now denies wins), re-validated against
+ * the base tool (a saved-query call was parked expanded, so its saved query is not needed) —
  * or completes with APPROVAL_REJECTED / APPROVAL_EXPIRED. Its result is stored for polling and
  * announced by `call.completed` carrying the approval id. 'retry' asks for redelivery.
  */
@@ -175,6 +176,7 @@ function trailOf(parked: ParkedCall, now: number): CallTrail {
     operation: parked.operation,
     approvalId: parked.approvalId,
     pollable: true,
+    ...(parked.savedQuery ? { savedQuery: { ...parked.savedQuery } } : {}),
   };
 }
 

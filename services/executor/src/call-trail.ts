@@ -7,6 +7,7 @@ import type { PolicyDecision } from '@tollgate/policy';
 export type Stage =
   | 'authenticate'
   | 'resolve'
+  | 'expand'
   | 'decide'
   | 'rate_limit'
   | 'validate'
@@ -17,6 +18,23 @@ export type Stage =
   | 'execute'
   | 'shape'
   | 'reply';
+
+/**
+ * The saved query a `sq_<name>` call runs, by identity: enough for replies and events, and for
+ * a parked call to report it after it resumes without looking the saved query up again.
+ */
+export interface SavedQueryUse {
+  id: string;
+  name: string;
+  revision: number;
+  contentHash: string;
+  /** The tool the agent called, `sq_<name>`. */
+  tool: string;
+  /** That tool's version once the call was validated against it ('' before). */
+  toolVersion: string;
+  /** The tool it runs as, `<resource>_<operation>`. */
+  baseTool: string;
+}
 
 /**
  * Whether a call may still answer `accepted`: `running` until its outcome is being recorded
@@ -48,11 +66,18 @@ export interface CallTrail {
   traceId: string;
   principal?: Principal;
   resource?: PublishedResource;
+  /** Set once a `sq_<name>` tool was found among the principal's saved queries. */
+  savedQuery?: SavedQueryUse;
+  /** The base-tool arguments a saved-query call expanded to (before validation). */
+  expanded?: Record<string, unknown>;
   operation?: Operation;
   decision?: PolicyDecision;
+  /** The tool the call was validated against: the base tool of a saved-query call. */
   tool?: ToolDefinition;
-  /** Validated arguments (nulls removed), once validation passed. */
+  /** Validated arguments (nulls removed), once validation passed; preferred fields defaulted in. */
   args?: Record<string, unknown>;
+  /** The preferred fields put in because the call named no `fields`. */
+  defaultFields?: string[];
   approvalId?: string;
   /** HTTP status of the upstream's final answer, when there was one. */
   upstreamStatus?: number;

@@ -3,7 +3,7 @@ import type { Approval } from '@tollgate/contracts/policy/v1';
 import { TollgateError, ToolValidatorCache } from '@tollgate/core';
 import type { ConnectorRegistry, CredentialResolver } from '@tollgate/core';
 import { publishEnvelope } from '@tollgate/kit';
-import type { EventPublisher, Logger } from '@tollgate/kit';
+import type { EventPublisher, Logger, MemoryProjection } from '@tollgate/kit';
 import { settleApproval } from './approvals.js';
 import { CALL_ID, deadlineOf, traceIdOf } from './call-trail.js';
 import type { CallTrail } from './call-trail.js';
@@ -14,9 +14,16 @@ import { decideCall, denialError, policyPrincipal } from './pipeline/decide.js';
 import type { PolicyDeciders, Verdict } from './pipeline/decide.js';
 import type { IdempotencyStore } from './pipeline/idempotency.js';
 import type { RateLimiter } from './pipeline/rate-limit.js';
+import { applyDefaultFields } from './pipeline/default-fields.js';
 import { acceptedResult, errorResult, pendingResult } from './pipeline/reply.js';
 import { resolveResource } from './pipeline/resolve.js';
 import type { ResourceCatalog } from './pipeline/resolve.js';
+import {
+  SavedQueryParameters,
+  findSavedQuery,
+  isSavedQueryCall,
+  validateSavedQueryCall,
+} from './pipeline/saved-query.js';
 import { operationOf, validateCall } from './pipeline/validate.js';
 import { CallRunner } from './runner.js';
 import type { ApprovedCall } from './runner.js';
@@ -40,6 +47,8 @@ export interface ExecutorDeps {
   authenticator: Authenticator;
   resources: ResourceCatalog;
   deciders: PolicyDeciders;
+  /** Saved queries and preferred fields (the memory bucket), hot-reloaded. */
+  memory: MemoryProjection;
   connectors: ConnectorRegistry;
   credentials: CredentialResolver;
   events: EventPublisher;
@@ -69,13 +78,14 @@ export interface CallInput {
 
 /**
  * Turns a tool call into at most one controlled upstream query: authenticate → resolve →
- * decide → (rate limit) → validate → approval → idempotency → credential → compile → execute →
+ * (expand a saved query) → decide → (rate limit) → validate → approval → idempotency → credential → compile → execute →
  * shape → record → answer. Transport-free: `api.ts` feeds it NATS messages.
  */
 export class Executor {
   readonly #deps: ExecutorDeps;
   readonly #runner: CallRunner;
   readonly #validators: ToolValidatorCache;
+  readonly #parameters = new SavedQueryParameters();
   readonly #clock: () => number;
 
   constructor(deps: ExecutorDeps) {
@@ -146,7 +156,7 @@ export class Executor {
   }
 
   async #pipeline(trail: CallTrail, request: CallRequest, input: CallInput): Promise<CallResult> {
-    const { authenticator, resources, deciders, rateLimits } = this.#deps;
+    const { authenticator, resources, deciders, rateLimits, memory } = this.#deps;
     const run = this.#runner;
     const principal = await run.stage(trail, 'authenticate', () =>
       authenticator.authenticate(input.authorization),
@@ -156,14 +166,25 @@ export class Executor {
       resolveResource(resources, principal, input.kind, input.resource),
     );
     trail.resource = resource;
+    // A saved query becomes its base-tool call here, so everything after sees that call.
+    const saved = isSavedQueryCall(resource, trail.requestedTool)
+      ? await run.stage(trail, 'expand', () => {
+          const found = findSavedQuery(memory, principal, resource, trail.requestedTool);
+          trail.savedQuery = found.use;
+          trail.operation = found.operation;
+          trail.expanded = this.#parameters.expand(found, resource, trail.arguments);
+          return found;
+        })
+      : undefined;
+    const args = trail.expanded ?? trail.arguments;
     const verdict: Verdict = await run.stage(trail, 'decide', () => {
-      trail.operation = operationOf(resource, trail.requestedTool);
+      trail.operation ??= operationOf(resource, trail.requestedTool);
       const decided = decideCall(
         deciders,
         principal,
         resource,
         trail.operation,
-        trail.arguments,
+        args,
         this.#clock(),
       );
       trail.decision = decided.decision;
@@ -171,27 +192,47 @@ export class Executor {
       return decided;
     });
     const operation = trail.operation!;
-    const limits =
-      verdict.decider?.rateLimitsFor(policyPrincipal(principal), trail.requestedTool) ?? [];
+    const baseTool = saved?.query.tool ?? trail.requestedTool;
+    const limits = verdict.decider?.rateLimitsFor(policyPrincipal(principal), baseTool) ?? [];
     if (limits.length > 0) await run.stage(trail, 'rate_limit', () => rateLimits.admit(limits));
-    const validated = await run.stage(trail, 'validate', () =>
-      validateCall(
+    const validated = await run.stage(trail, 'validate', () => {
+      if (saved === undefined) {
+        return validateCall(
+          this.#validators,
+          resource,
+          verdict.permissions,
+          trail.requestedTool,
+          request.toolVersion,
+          args,
+        );
+      }
+      const checked = validateSavedQueryCall(
         this.#validators,
         resource,
         verdict.permissions,
-        trail.requestedTool,
+        saved,
         request.toolVersion,
-        trail.arguments,
-      ),
-    );
+        args,
+      );
+      saved.use.toolVersion = checked.narrow.version;
+      return checked;
+    });
     trail.tool = validated.tool;
-    trail.args = validated.args;
+    const defaulted = applyDefaultFields(
+      memory,
+      principal,
+      operation,
+      validated.tool,
+      validated.args,
+    );
+    trail.args = defaulted.args;
+    if (defaulted.defaulted.length > 0) trail.defaultFields = defaulted.defaulted;
     const call: ApprovedCall = {
       principal,
       resource,
       permissions: verdict.permissions,
       operation,
-      args: validated.args,
+      args: defaulted.args,
     };
     if (verdict.decision.decision === 'require_approval') {
       return run.stage(trail, 'approval', () => this.#park(trail, call, verdict));
@@ -216,6 +257,7 @@ export class Executor {
       now,
       ttlMs: this.#deps.settings.approvalTtlMs,
       traceId: trail.traceId,
+      ...(trail.savedQuery ? { savedQuery: trail.savedQuery } : {}),
     });
     if (!(await this.#deps.parked.park(parked))) {
       throw new TollgateError(

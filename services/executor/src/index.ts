@@ -1,7 +1,7 @@
 export { MAX_REQUEST_BYTES, serveExecutor } from './api.js';
 export type { ApiOptions, ExecutorApi } from './api.js';
 export { CALL_ID, deadlineOf } from './call-trail.js';
-export type { CallPhase, CallTrail, Stage } from './call-trail.js';
+export type { CallPhase, CallTrail, SavedQueryUse, Stage } from './call-trail.js';
 export { DEV_ISSUER_FILE, executorConfig } from './config.js';
 export { Executor } from './executor.js';
 export type { CallInput, ExecutorDeps, ExecutorSettings } from './executor.js';
@@ -9,12 +9,20 @@ export { Authenticator } from './pipeline/authenticate.js';
 export type { AuthenticatorOptions } from './pipeline/authenticate.js';
 export { auditArguments } from './pipeline/audit-event.js';
 export { PolicyDeciders, decideCall, policyPrincipal } from './pipeline/decide.js';
+export { applyDefaultFields } from './pipeline/default-fields.js';
 export type { Verdict } from './pipeline/decide.js';
 export { IdempotencyStore } from './pipeline/idempotency.js';
 export type { IdempotencyClaim, IdempotentWrite } from './pipeline/idempotency.js';
 export { RateLimiter } from './pipeline/rate-limit.js';
 export { ResourceCatalog, resolveResource } from './pipeline/resolve.js';
-export { operationOf, validateCall } from './pipeline/validate.js';
+export {
+  SavedQueryParameters,
+  findSavedQuery,
+  isSavedQueryCall,
+  validateSavedQueryCall,
+} from './pipeline/saved-query.js';
+export type { FoundSavedQuery, ValidatedSavedQueryCall } from './pipeline/saved-query.js';
+export { baseOperation, operationOf, toolValidatorOf, validateCall } from './pipeline/validate.js';
 export type { ValidatedCall } from './pipeline/validate.js';
 export { CallRunner } from './runner.js';
 export type { ApprovedCall, RecordedResult } from './runner.js';

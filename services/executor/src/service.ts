@@ -1,6 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ConnectorRegistry, CredentialResolver, TokenVerifier } from '@tollgate/core';
-import { EventPublisher, ensureEventStream } from '@tollgate/kit';
+import { EventPublisher, MemoryProjection, ensureEventStream } from '@tollgate/kit';
 import type { Logger } from '@tollgate/kit';
 import { serveExecutor } from './api.js';
 import { Executor } from './executor.js';
@@ -37,7 +37,8 @@ export interface RunningExecutor {
 }
 
 /**
- * Opens the buckets, loads resources and policy bundles (and keeps following them), builds the
+ * Opens the buckets, loads resources, policy bundles and the memory bucket's saved queries and
+ * preferred fields (and keeps following them), builds the
  * executor and serves it on NATS for every connector kind. Resolves once it is serving.
  */
 export async function startExecutor(options: StartExecutorOptions): Promise<RunningExecutor> {
@@ -47,10 +48,12 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Runn
   const buckets = await openExecutorBuckets(nc, names, settings.approvalTtlMs);
   const resources = await ResourceCatalog.follow(buckets.resources, logger);
   const deciders = await PolicyDeciders.follow(buckets.policyBundles, logger);
+  const memory = await MemoryProjection.follow(buckets.memory, logger);
   const executor = new Executor({
     authenticator: new Authenticator(options.verifier),
     resources,
     deciders,
+    memory,
     connectors: options.connectors,
     credentials: options.credentials,
     events: new EventPublisher(nc),
@@ -74,6 +77,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Runn
       await api.stop();
       resources.stop();
       deciders.stop();
+      memory.stop();
     },
   };
 }

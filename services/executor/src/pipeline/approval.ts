@@ -4,6 +4,7 @@ import { TollgateError } from '@tollgate/core';
 import type { Operation, Principal, PublishedResource, ToolDefinition } from '@tollgate/core';
 import { approvalBindingHash } from '@tollgate/policy';
 import type { PolicyDecision } from '@tollgate/policy';
+import type { SavedQueryUse } from '../call-trail.js';
 import type { ParkedCall } from '../state/parked-calls.js';
 
 /** What parking a call needs: the call as validated and decided. */
@@ -21,6 +22,8 @@ export interface ParkInput {
   now: number;
   ttlMs: number;
   traceId: string;
+  /** The saved query the call came through, reported again when it resumes. */
+  savedQuery?: SavedQueryUse;
 }
 
 /** The approval binding of a call: principal, resource version, tool and canonical arguments. */
@@ -76,6 +79,7 @@ export function parkedCallOf(input: ParkInput): ParkedCall {
     expiresAt: input.now + input.ttlMs,
     budgetMs: input.budgetMs,
     traceId: input.traceId,
+    ...(input.savedQuery ? { savedQuery: { ...input.savedQuery } } : {}),
   };
 }
 

@@ -4,7 +4,11 @@ import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import type { CallResult } from '@tollgate/contracts/call/v1';
 import { PrincipalSchema } from '@tollgate/contracts/common/v1';
 import type { Principal as ProtoPrincipal } from '@tollgate/contracts/common/v1';
-import type { EventEnvelope } from '@tollgate/contracts/events/v1';
+import { SavedQueryUseSchema } from '@tollgate/contracts/events/v1';
+import type {
+  EventEnvelope,
+  SavedQueryUse as SavedQueryUseProto,
+} from '@tollgate/contracts/events/v1';
 import {
   ApprovalSchema,
   ApprovalStatus,
@@ -25,7 +29,11 @@ const MAX_DEPTH = 6;
 const MAX_ARGUMENT_BYTES = 8_192;
 const MASK = '***';
 
-/** `call.completed` for a call that got past authentication and resolution, whatever its outcome. */
+/**
+ * `call.completed` for a call that got past authentication and resolution, whatever its outcome.
+ * A saved-query call names its base tool and expanded arguments once expanded, and the saved
+ * query in `saved_query`; preferred fields defaulted in are in the meta, not the arguments.
+ */
 export function completedEvent(trail: CallTrail, result: CallResult): EventEnvelope {
   return traced(
     trail,
@@ -35,11 +43,11 @@ export function completedEvent(trail: CallTrail, result: CallResult): EventEnvel
         callId: trail.callId,
         sessionId: trail.sessionId,
         principal: principalProto(trail.principal),
-        tool: trail.tool?.name ?? trail.requestedTool.slice(0, 128),
+        tool: recordedTool(trail),
         toolVersion: trail.tool?.version ?? '',
         resource: trail.resource?.name ?? '',
         resourceVersion: trail.resource?.version ?? 0,
-        arguments: auditArguments(trail.arguments, redactionOf(trail)),
+        arguments: auditArguments(recordedArguments(trail), redactionOf(trail)),
         decision: effectOf(trail.decision),
         policyIds: [...(trail.decision?.policyIds ?? [])],
         approvalId: trail.approvalId ?? '',
@@ -48,6 +56,7 @@ export function completedEvent(trail: CallTrail, result: CallResult): EventEnvel
         ...(result.error ? { error: result.error } : {}),
         ...(result.meta ? { meta: result.meta } : {}),
         startedAt: timestampFromMs(trail.startedAt),
+        ...savedQueryOf(trail),
       },
     }),
   );
@@ -63,10 +72,10 @@ export function deniedEvent(trail: CallTrail, result: CallResult): EventEnvelope
         callId: trail.callId,
         sessionId: trail.sessionId,
         ...(trail.principal ? { principal: principalProto(trail.principal) } : {}),
-        tool: trail.requestedTool.slice(0, 128),
+        tool: recordedTool(trail),
         resource: trail.resource?.name ?? '',
         resourceVersion: trail.resource?.version ?? 0,
-        arguments: auditArguments(trail.arguments, redactionOf(trail)),
+        arguments: auditArguments(recordedArguments(trail), redactionOf(trail)),
         ...(trail.decision
           ? {
               decision: create(DecisionSchema, {
@@ -77,9 +86,41 @@ export function deniedEvent(trail: CallTrail, result: CallResult): EventEnvelope
             }
           : {}),
         ...(result.error ? { error: result.error } : {}),
+        ...savedQueryOf(trail),
       },
     }),
   );
+}
+
+/**
+ * The tool an event names: the tool validated against, else — once a saved query expanded —
+ * its base tool, else the tool as requested. `arguments` are always that tool's.
+ */
+function recordedTool(trail: CallTrail): string {
+  if (trail.tool !== undefined) return trail.tool.name;
+  if (trail.expanded !== undefined && trail.savedQuery !== undefined)
+    return trail.savedQuery.baseTool;
+  return trail.requestedTool.slice(0, 128);
+}
+
+/** The arguments of `recordedTool`: a saved query's expansion, else as the agent sent them. */
+function recordedArguments(trail: CallTrail): Record<string, unknown> {
+  return trail.expanded ?? trail.arguments;
+}
+
+function savedQueryOf(trail: CallTrail): { savedQuery?: SavedQueryUseProto } {
+  const use = trail.savedQuery;
+  if (use === undefined) return {};
+  return {
+    savedQuery: create(SavedQueryUseSchema, {
+      id: use.id,
+      name: use.name,
+      revision: use.revision,
+      contentHash: use.contentHash,
+      tool: use.tool,
+      toolVersion: use.toolVersion,
+    }),
+  };
 }
 
 /** The envelope carrying the call's trace id (the active span's is the same when one runs). */

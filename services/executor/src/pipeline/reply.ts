@@ -17,8 +17,9 @@ export function metaOf(trail: CallTrail, now: number, shaped?: ShapedResult): Ca
   return create(CallMetaSchema, {
     resource: trail.resource?.name ?? '',
     resourceVersion: trail.resource?.version ?? 0,
-    tool: trail.tool?.name ?? trail.requestedTool.slice(0, 128),
-    toolVersion: trail.tool?.version ?? '',
+    // The tool the agent called: a saved query's own tool and version, not its base tool's.
+    tool: trail.savedQuery?.tool ?? trail.tool?.name ?? trail.requestedTool.slice(0, 128),
+    toolVersion: trail.savedQuery ? trail.savedQuery.toolVersion : (trail.tool?.version ?? ''),
     latencyMs: uint(now - trail.startedAt),
     upstreamStatus: uint(trail.upstreamStatus ?? 0),
     returned: uint(shaped?.returned ?? 0),
@@ -27,6 +28,7 @@ export function metaOf(trail: CallTrail, now: number, shaped?: ShapedResult): Ca
     bytes: uint(shaped?.bytes ?? 0),
     traceId: trail.traceId,
     nextCursor: shaped?.cursor ?? '',
+    defaultFields: [...(trail.defaultFields ?? [])],
   });
 }
 

@@ -5,6 +5,7 @@ import type {
   PermissionSet,
   PublishedResource,
   ToolDefinition,
+  ToolValidator,
   ToolValidatorCache,
 } from '@tollgate/core';
 
@@ -15,7 +16,7 @@ const OPERATIONS: readonly Operation[] = ['search', 'get', 'count', 'aggregate',
  * exactly the synthesizer's `<resource>_<operation>` for that resource.
  */
 export function operationOf(resource: PublishedResource, tool: string): Operation {
-  const operation = OPERATIONS.find((op) => toolName(resource.name, op) === tool);
+  const operation = baseOperation(resource, tool);
   if (operation === undefined) {
     throw new TollgateError(
       'UNKNOWN_TOOL',
@@ -33,6 +34,11 @@ export function operationOf(resource: PublishedResource, tool: string): Operatio
     );
   }
   return operation;
+}
+
+/** The operation of `tool` when it is one of the resource's own tools (`<resource>_<operation>`). */
+export function baseOperation(resource: PublishedResource, tool: string): Operation | undefined {
+  return OPERATIONS.find((op) => toolName(resource.name, op) === tool);
 }
 
 /** Tool sets by cache, permission set object and resource version object. */
@@ -68,6 +74,16 @@ function toolSetOf(
   return set;
 }
 
+/** The compiled validator of a tool as synthesized for this permission set, if it is offered. */
+export function toolValidatorOf(
+  cache: ToolValidatorCache,
+  resource: PublishedResource,
+  permissions: PermissionSet,
+  tool: string,
+): ToolValidator | undefined {
+  return toolSetOf(cache, resource, permissions).validator(tool);
+}
+
 /** A call whose arguments matched the tool this principal was handed. */
 export interface ValidatedCall {
   tool: ToolDefinition;
@@ -90,7 +106,7 @@ export function validateCall(
   toolVersion: string,
   args: unknown,
 ): ValidatedCall {
-  const validator = toolSetOf(cache, resource, permissions).validator(toolNameSent);
+  const validator = toolValidatorOf(cache, resource, permissions, toolNameSent);
   if (validator === undefined) {
     throw new TollgateError(
       'UNKNOWN_TOOL',

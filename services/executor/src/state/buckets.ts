@@ -10,6 +10,8 @@ export interface ExecutorBucketNames {
   rateLimits: string;
   parkedCalls: string;
   callResults: string;
+  /** The memory service's saved queries and preferred fields (read only). */
+  memory: string;
 }
 
 export type ExecutorBuckets = Record<keyof ExecutorBucketNames, KV>;
@@ -21,6 +23,7 @@ export const DEFAULT_BUCKETS: ExecutorBucketNames = {
   rateLimits: buckets.rateLimits,
   parkedCalls: buckets.parkedCalls,
   callResults: buckets.callResults,
+  memory: buckets.memory,
 };
 
 const HOUR = 3_600_000;
@@ -35,7 +38,7 @@ export async function openExecutorBuckets(
   names: ExecutorBucketNames,
   approvalTtlMs: number,
 ): Promise<ExecutorBuckets> {
-  const [resources, policyBundles, idempotency, rateLimits, parkedCalls, callResults] =
+  const [resources, policyBundles, idempotency, rateLimits, parkedCalls, callResults, memory] =
     await Promise.all([
       openBucket(nc, names.resources),
       openBucket(nc, names.policyBundles),
@@ -43,6 +46,7 @@ export async function openExecutorBuckets(
       openBucket(nc, names.rateLimits),
       openBucket(nc, names.parkedCalls, { ttl: approvalTtlMs + HOUR }),
       openBucket(nc, names.callResults, { ttl: 24 * HOUR }),
+      openBucket(nc, names.memory),
     ]);
-  return { resources, policyBundles, idempotency, rateLimits, parkedCalls, callResults };
+  return { resources, policyBundles, idempotency, rateLimits, parkedCalls, callResults, memory };
 }

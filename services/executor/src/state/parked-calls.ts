@@ -1,5 +1,6 @@
 import type { Operation } from '@tollgate/core';
 import type { KV } from '@tollgate/kit';
+import type { SavedQueryUse } from '../call-trail.js';
 
 /** A call waiting for a person's decision, with everything needed to run it later. */
 export interface ParkedCall {
@@ -28,6 +29,11 @@ export interface ParkedCall {
   budgetMs: number;
   /** Trace id of the call that was parked; the resumed run reports under it. */
   traceId?: string;
+  /**
+   * The saved query the call came through, by identity only: the parked call holds the
+   * expanded base-tool arguments, so resuming never looks the saved query up again.
+   */
+  savedQuery?: SavedQueryUse;
 }
 
 /** Claim on running a decided call, taken once across all executor instances. */
@@ -134,5 +140,16 @@ export function readParked(bytes: Uint8Array): ParkedCall | undefined {
   if (!Array.isArray(v.policyIds)) return undefined;
   for (const n of [v.requestedAt, v.expiresAt, v.budgetMs])
     if (!Number.isSafeInteger(n)) return undefined;
+  if (v.savedQuery !== undefined && !isSavedQueryUse(v.savedQuery)) return undefined;
   return v as ParkedCall;
+}
+
+function isSavedQueryUse(v: unknown): v is SavedQueryUse {
+  if (typeof v !== 'object' || v === null) return false;
+  const u = v as Record<string, unknown>;
+  return (
+    ['id', 'name', 'contentHash', 'tool', 'toolVersion', 'baseTool'].every(
+      (k) => typeof u[k] === 'string',
+    ) && Number.isSafeInteger(u['revision'])
+  );
 }

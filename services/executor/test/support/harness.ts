@@ -16,8 +16,15 @@ import {
   descriptorHash,
   generateIssuerKeys,
   issuePrincipalToken,
+  memoryItemKey,
 } from '@tollgate/core';
-import type { IssuerKeys, Principal, PublishedResource, ResourceDescriptor } from '@tollgate/core';
+import type {
+  IssuerKeys,
+  Principal,
+  PublishedMemoryItem,
+  PublishedResource,
+  ResourceDescriptor,
+} from '@tollgate/core';
 import {
   ERROR_HEADER,
   connectBus,
@@ -87,6 +94,8 @@ export interface Harness {
   bucketNames: ExecutorBucketNames;
   resourcesKv: KV;
   bundlesKv: KV;
+  /** The memory bucket (saved queries, preferred fields) the executors follow. */
+  memoryKv: KV;
   running: RunningExecutor | undefined;
   /** Every log line the in-process executor wrote. */
   logs: string[];
@@ -96,8 +105,12 @@ export interface Harness {
   eventBytes: Uint8Array[];
   token(
     agent: string,
-    options?: { tenant?: string; environment?: string; ttlSeconds?: number },
+    options?: { tenant?: string; environment?: string; ttlSeconds?: number; user?: string },
   ): Promise<string>;
+  /** Puts a saved query or preferred fields into the memory bucket, under its own key. */
+  putMemory(item: PublishedMemoryItem): Promise<void>;
+  /** Removes a saved query or preferred fields from the memory bucket. */
+  deleteMemory(item: PublishedMemoryItem): Promise<void>;
   publishResource(descriptor: ResourceDescriptor, version: number): Promise<PublishedResource>;
   publishBundle(
     resources: Array<{ descriptor: ResourceDescriptor; version: number }>,
@@ -134,10 +147,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     rateLimits: 'tollgate_rate_limits',
     parkedCalls: 'tollgate_parked_calls',
     callResults: 'tollgate_call_results',
+    memory: 'tollgate_memory',
   };
   const kvm = new Kvm(nc);
   const resourcesKv = await kvm.create(bucketNames.resources);
   const bundlesKv = await kvm.create(bucketNames.policyBundles);
+  const memoryKv = await kvm.create(bucketNames.memory);
   const logs: string[] = [];
   const events: EventEnvelope[] = [];
   const eventBytes: Uint8Array[] = [];
@@ -176,6 +191,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     bucketNames,
     resourcesKv,
     bundlesKv,
+    memoryKv,
     running: undefined,
     logs,
     events,
@@ -191,6 +207,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         },
         o.ttlSeconds === undefined ? {} : { ttlSeconds: o.ttlSeconds },
       ),
+    async putMemory(item) {
+      await memoryKv.put(memoryItemKey(item), JSON.stringify(item));
+    },
+    async deleteMemory(item) {
+      await memoryKv.delete(memoryItemKey(item));
+    },
     async publishResource(descriptor, version) {
       const { tenant, environment, name } = descriptor.metadata;
       const published: PublishedResource = {
@@ -348,6 +370,7 @@ export function outcomeOf(result: CallResult): Outcome {
       bytes: m.bytes,
       traceId: m.traceId,
       nextCursor: m.nextCursor,
+      defaultFields: [...m.defaultFields],
     };
   }
   return outcome;
