@@ -4,10 +4,14 @@
  */
 import { create } from '@bufbuild/protobuf';
 import type { JsonObject } from '@bufbuild/protobuf';
-import { ToolDefinitionSchema, ToolFormat as WireFormat } from '@tollgate/contracts/tools/v1';
+import {
+  SavedQueryOriginSchema,
+  ToolDefinitionSchema,
+  ToolFormat as WireFormat,
+} from '@tollgate/contracts/tools/v1';
 import type { ToolDefinition as WireTool } from '@tollgate/contracts/tools/v1';
 import { TOOL_FORMATS, TollgateError, renderTool } from '@tollgate/core';
-import type { ToolDefinition, ToolFormat } from '@tollgate/core';
+import type { SavedQueryToolDefinition, ToolDefinition, ToolFormat } from '@tollgate/core';
 import type { CatalogEntry } from './published.js';
 
 const BY_WIRE = new Map<number, ToolFormat>([
@@ -46,8 +50,16 @@ export function formatOf(value: number, path = 'format'): ToolFormat {
   );
 }
 
-/** A synthesized tool as the contract carries it, rendered for `format`. */
-export function wireTool(tool: ToolDefinition, format: ToolFormat, entry: CatalogEntry): WireTool {
+/**
+ * A synthesized tool (or a saved query's narrower tool, origin included) as the contract
+ * carries it, rendered for `format`.
+ */
+export function wireTool(
+  tool: ToolDefinition | SavedQueryToolDefinition,
+  format: ToolFormat,
+  entry: CatalogEntry,
+): WireTool {
+  const origin = 'savedQuery' in tool ? tool.savedQuery : undefined;
   return create(ToolDefinitionSchema, {
     name: tool.name,
     description: tool.description,
@@ -60,5 +72,6 @@ export function wireTool(tool: ToolDefinition, format: ToolFormat, entry: Catalo
     rendering: renderTool(tool, format) as JsonObject,
     resourceKind: entry.kind,
     callSubject: entry.callSubject,
+    ...(origin !== undefined ? { savedQuery: create(SavedQueryOriginSchema, origin) } : {}),
   });
 }

@@ -13,6 +13,8 @@ export type { BundleChange, PrincipalAccess } from './bundles.js';
 export { ToolSetCache, declaredOnly } from './tool-cache.js';
 export type { ToolSet } from './tool-cache.js';
 export { formatOf, wireTool } from './formats.js';
+export { MemoryTools } from './memory-tools.js';
+export type { NarrowedTool, PrincipalMemory } from './memory-tools.js';
 export { encodeTools } from './encoding.js';
 export { DEFAULT_TOP_K, MAX_TASK_LENGTH, MAX_TOP_K, listQuery, toolQuery } from './requests.js';
 export type { ListQuery, Plane, RequestedPrincipal, ToolQuery } from './requests.js';

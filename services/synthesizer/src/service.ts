@@ -1,17 +1,24 @@
 /**
  * Assembles a running synthesizer from its dependencies: the catalog and bundles synced from
- * KV, listings recorded on JetStream, and both front doors. `main.ts` and the tests use this.
+ * KV, saved queries and preferred fields followed in the memory bucket, listings recorded on
+ * JetStream, and both front doors. `main.ts` and the tests use this.
  */
 import type { Server } from '@grpc/grpc-js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { TokenVerifier } from '@tollgate/core';
-import { EventPublisher, ensureEventStream } from '@tollgate/kit';
+import {
+  EventPublisher,
+  MemoryProjection,
+  buckets,
+  ensureEventStream,
+  openBucket,
+} from '@tollgate/kit';
 import type { Logger } from '@tollgate/kit';
 import { registerSynthesizerGrpc, serveSynthesizerBus } from './api.js';
 import { BusListingRecorder } from './listings.js';
 import type { PreferenceSource } from './preferences.js';
 import { startSync } from './sync.js';
-import type { SyncOptions } from './sync.js';
+import type { Sync, SyncOptions } from './sync.js';
 import { Synthesizer } from './synthesizer.js';
 
 export interface StartOptions {
@@ -26,6 +33,8 @@ export interface StartOptions {
   queue?: string;
   resourcesBucket?: SyncOptions['resourcesBucket'];
   bundlesBucket?: SyncOptions['bundlesBucket'];
+  /** The memory service's bucket (default `tollgate_memory`; created when missing). */
+  memoryBucket?: string;
   watch?: SyncOptions['watch'];
 }
 
@@ -35,25 +44,41 @@ export interface RunningSynthesizer {
   stop(): Promise<void>;
 }
 
-/** Starts syncing, waits until every current resource and bundle is loaded, then serves. */
+/**
+ * Starts syncing, waits until every current resource, bundle and memory item is loaded, then
+ * serves.
+ */
 export async function startSynthesizer(options: StartOptions): Promise<RunningSynthesizer> {
   const { nc, logger, verifier } = options;
   await ensureEventStream(nc);
+  const memory = await MemoryProjection.follow(
+    await openBucket(nc, options.memoryBucket ?? buckets.memory),
+    logger,
+  );
   const synthesizer = new Synthesizer({
     logger,
+    memory,
     listings: new BusListingRecorder(new EventPublisher(nc)),
     ...(options.preferences !== undefined ? { preferences: options.preferences } : {}),
     ...(options.toolCacheSize !== undefined ? { toolCacheSize: options.toolCacheSize } : {}),
   });
-  const sync = await startSync({
-    nc,
-    synthesizer,
-    logger,
-    ...(options.resourcesBucket !== undefined ? { resourcesBucket: options.resourcesBucket } : {}),
-    ...(options.bundlesBucket !== undefined ? { bundlesBucket: options.bundlesBucket } : {}),
-    ...(options.watch !== undefined ? { watch: options.watch } : {}),
-  });
-  await sync.ready;
+  let sync: Sync;
+  try {
+    sync = await startSync({
+      nc,
+      synthesizer,
+      logger,
+      ...(options.resourcesBucket !== undefined
+        ? { resourcesBucket: options.resourcesBucket }
+        : {}),
+      ...(options.bundlesBucket !== undefined ? { bundlesBucket: options.bundlesBucket } : {}),
+      ...(options.watch !== undefined ? { watch: options.watch } : {}),
+    });
+    await sync.ready;
+  } catch (err) {
+    memory.stop();
+    throw err;
+  }
   logger.info({ resources: synthesizer.catalog.size }, 'catalog loaded');
   if (options.grpcServer !== undefined) {
     registerSynthesizerGrpc(options.grpcServer, { synthesizer, verifier, logger });
@@ -69,6 +94,7 @@ export async function startSynthesizer(options: StartOptions): Promise<RunningSy
     async stop() {
       for (const sub of subscriptions) sub.unsubscribe();
       await sync.stop();
+      memory.stop();
     },
   };
 }

@@ -5,8 +5,9 @@
  * handlers authenticate and validate, then call this.
  */
 import type { ToolDefinition as WireTool } from '@tollgate/contracts/tools/v1';
-import { TollgateError } from '@tollgate/core';
+import { TollgateError, savedQueryNameOf } from '@tollgate/core';
 import type { Principal, RecallScope, ToolFormat } from '@tollgate/core';
+import { MemoryProjection } from '@tollgate/kit';
 import type { Logger } from '@tollgate/kit';
 import { PolicyBundles } from './bundles.js';
 import type { BundleChange, PrincipalAccess } from './bundles.js';
@@ -16,6 +17,8 @@ import { checkReplySize, encodedSize } from './encoding.js';
 import type { ReplyLimit } from './encoding.js';
 import { noListings } from './listings.js';
 import type { ListingRecorder } from './listings.js';
+import { MemoryTools } from './memory-tools.js';
+import type { PrincipalMemory } from './memory-tools.js';
 import { noPreferences } from './preferences.js';
 import type { PreferenceSource } from './preferences.js';
 import type { CatalogEntry } from './published.js';
@@ -31,6 +34,8 @@ export interface SynthesizerDeps {
   listings?: ListingRecorder;
   /** Tool sets kept synthesized (default 5 000). */
   toolCacheSize?: number;
+  /** Saved queries and preferred fields (default: an empty projection, i.e. none). */
+  memory?: MemoryProjection;
 }
 
 /** A validated listing request for a resolved principal. */
@@ -56,6 +61,7 @@ export class Synthesizer {
   readonly catalog = new ResourceCatalog();
   readonly bundles = new PolicyBundles();
   readonly tools: ToolSetCache;
+  readonly memory: MemoryTools;
   readonly #logger: Logger;
   readonly #preferences: PreferenceSource;
   readonly #listings: ListingRecorder;
@@ -65,6 +71,7 @@ export class Synthesizer {
     this.#preferences = deps.preferences ?? noPreferences;
     this.#listings = deps.listings ?? noListings;
     this.tools = new ToolSetCache(deps.toolCacheSize);
+    this.memory = new MemoryTools(deps.memory ?? new MemoryProjection(deps.logger), deps.logger);
   }
 
   /** Applies a value (or deletion) of the resources KV bucket. */
@@ -105,24 +112,29 @@ export class Synthesizer {
 
   /**
    * The principal's tools: with a task, those of the top-K resources most relevant to it (only
-   * resources that match, favoured by preferences); without, those of every permitted resource
-   * by name (the first top-K when given). Resources the principal may do nothing on are never
-   * offered. POLICY_UNAVAILABLE without a usable bundle; POLICY_DENIED for an undeclared agent.
+   * resources that match, favoured by preferences), then those of resources a saved query
+   * matching the task runs on; without, those of every permitted resource by name (the first
+   * top-K when given). Each base tool is followed by the principal's saved queries narrowing
+   * it, and documents the principal's preferred fields as its default. Resources the principal
+   * may do nothing on are never offered. POLICY_UNAVAILABLE without a usable bundle;
+   * POLICY_DENIED for an undeclared agent.
    */
   async listTools(input: ListToolsInput): Promise<WireTool[]> {
     const { principal, task, format, topK, sessionId, replyLimit } = input;
     const access = this.bundles.access(principal);
     const scope = { tenant: principal.tenant, environment: principal.environment };
     const offer = (entry: CatalogEntry) => this.#offer(access, entry, principal);
+    const memory = this.#memoryOf(principal, scope);
     let replyBytes = 0;
-    const take = (set: ToolSet): ToolSet => {
+    const take = (set: ToolSet): readonly WireTool[] => {
+      const offered = this.memory.offered(set, format, memory);
       if (replyLimit !== undefined) {
-        replyBytes += encodedSize(set.wire(format));
+        replyBytes += encodedSize(offered);
         checkReplySize(replyBytes, replyLimit);
       }
-      return set;
+      return offered;
     };
-    let chosen: ToolSet[];
+    let chosen: (readonly WireTool[])[];
     if (task === '') {
       chosen = [];
       for (const entry of this.catalog.inScope(scope)) {
@@ -132,10 +144,12 @@ export class Synthesizer {
       }
     } else {
       const boosts = await this.#boosts(input);
-      chosen = this.#ranked(scope, task, topK || DEFAULT_TOP_K, boosts, offer).map(take);
+      const limit = topK || DEFAULT_TOP_K;
+      const ranked = this.#ranked(scope, task, limit, boosts, offer);
+      const recalled = this.#recalledBySavedQueries(scope, task, memory, ranked, limit, offer);
+      chosen = [...ranked, ...recalled].map(take);
     }
-    // Seam: confirmed saved queries would join here as narrower tools of the chosen resources.
-    const tools = chosen.flatMap((set) => set.wire(format));
+    const tools = chosen.flat();
     if (sessionId !== '') {
       await this.#listings.record({
         sessionId,
@@ -153,14 +167,32 @@ export class Synthesizer {
     return tools;
   }
 
-  /** One of the principal's tools by name; UNKNOWN_TOOL when it is not offered to them. */
+  /**
+   * One of the principal's tools by name (a saved query's `sq_<name>` too), as listed to it;
+   * UNKNOWN_TOOL when it is not offered to them.
+   */
   getTool(principal: Principal, name: string, format: ToolFormat): WireTool {
     const access = this.bundles.access(principal);
     const scope = { tenant: principal.tenant, environment: principal.environment };
-    const found = this.catalog.byToolName(scope, name);
-    const set = found === undefined ? undefined : this.#offer(access, found.entry, principal);
-    const index = set?.tools.findIndex((tool) => tool.name === name) ?? -1;
-    const tool = index < 0 ? undefined : set?.wire(format)[index];
+    const memory = this.#memoryOf(principal, scope);
+    const offered = (toolName: string) => {
+      const found = this.catalog.byToolName(scope, toolName);
+      const set = found === undefined ? undefined : this.#offer(access, found.entry, principal);
+      const index = set?.tools.findIndex((tool) => tool.name === toolName) ?? -1;
+      return set === undefined || index < 0 ? undefined : { set, index };
+    };
+    let tool: WireTool | undefined;
+    const base = offered(name);
+    const queryName = savedQueryNameOf(name);
+    if (base !== undefined) {
+      tool = this.memory.baseTool(base.set, base.index, format, memory);
+    } else if (queryName !== undefined) {
+      const query = memory.savedQueries.get(queryName);
+      const under = query === undefined ? undefined : offered(query.tool);
+      if (query !== undefined && under !== undefined) {
+        tool = this.memory.narrowed(under.set, under.index, query, memory)?.wire(format);
+      }
+    }
     if (tool === undefined) {
       throw new TollgateError(
         'UNKNOWN_TOOL',
@@ -197,6 +229,41 @@ export class Synthesizer {
       filter: (entry) => !considered.has(entry.key) && offer(entry) !== undefined,
     });
     return [...chosen, ...more.flatMap(({ entry }) => offer(entry) ?? [])];
+  }
+
+  /**
+   * Resources (beyond the ranked ones, at most `limit`) whose tools a saved query matching the
+   * task narrows: the principal saved it for questions like this one.
+   */
+  #recalledBySavedQueries(
+    scope: RecallScope,
+    task: string,
+    memory: PrincipalMemory,
+    ranked: readonly ToolSet[],
+    limit: number,
+    offer: (entry: CatalogEntry) => ToolSet | undefined,
+  ): ToolSet[] {
+    const chosen = new Set(ranked.map((set) => set.entry.key));
+    const recalled: ToolSet[] = [];
+    for (const query of this.memory.matching(memory, task)) {
+      if (recalled.length === limit) break;
+      const found = this.catalog.byToolName(scope, query.tool);
+      if (found === undefined || chosen.has(found.entry.key)) continue;
+      const set = offer(found.entry);
+      const index = set?.tools.findIndex((tool) => tool.name === query.tool) ?? -1;
+      if (set === undefined || index < 0) continue;
+      if (this.memory.narrowed(set, index, query, memory) === undefined) continue;
+      chosen.add(found.entry.key);
+      recalled.push(set);
+    }
+    return recalled;
+  }
+
+  #memoryOf(principal: Principal, scope: RecallScope): PrincipalMemory {
+    return this.memory.of(
+      principal,
+      (toolName) => this.catalog.byToolName(scope, toolName) !== undefined,
+    );
   }
 
   #offer(access: PrincipalAccess, entry: CatalogEntry, principal: Principal): ToolSet | undefined {

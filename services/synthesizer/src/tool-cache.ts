@@ -4,8 +4,13 @@
  * as soon as it changes, so old versions never linger behind new ones.
  */
 import type { ToolDefinition as WireTool } from '@tollgate/contracts/tools/v1';
-import { narrowToDeclared, permissionSetHash, synthesizeTools } from '@tollgate/core';
-import type { PermissionSet, ToolDefinition, ToolFormat } from '@tollgate/core';
+import {
+  compileToolValidator,
+  narrowToDeclared,
+  permissionSetHash,
+  synthesizeTools,
+} from '@tollgate/core';
+import type { PermissionSet, ToolDefinition, ToolFormat, ToolValidator } from '@tollgate/core';
 import { wireTool } from './formats.js';
 import type { CatalogEntry } from './published.js';
 
@@ -15,6 +20,8 @@ export interface ToolSet {
   readonly tools: readonly ToolDefinition[];
   /** The tools as the contract carries them, rendered for `format`. */
   wire(format: ToolFormat): readonly WireTool[];
+  /** The compiled validator of `tools[index]`, compiled on first use (saved queries fit it). */
+  validator(index: number): ToolValidator;
 }
 
 export class ToolSetCache {
@@ -88,6 +95,7 @@ export class ToolSetCache {
 
 function toolSet(entry: CatalogEntry, tools: ToolDefinition[]): ToolSet {
   const rendered = new Map<ToolFormat, readonly WireTool[]>();
+  const validators = new Map<number, ToolValidator>();
   return {
     entry,
     tools,
@@ -98,6 +106,16 @@ function toolSet(entry: CatalogEntry, tools: ToolDefinition[]): ToolSet {
         rendered.set(format, list);
       }
       return list;
+    },
+    validator(index) {
+      let validator = validators.get(index);
+      if (validator === undefined) {
+        const tool = tools[index];
+        if (tool === undefined) throw new RangeError(`no tool at index ${index}`);
+        validator = compileToolValidator(tool);
+        validators.set(index, validator);
+      }
+      return validator;
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * A synthesizer running in this process against a nats-server of the test's own, writing
- * resources and compiled bundles straight into the KV buckets the registry and the policy
- * service write; served over NATS and gRPC (free port), trusting an issuer in a temp dir.
+ * resources, compiled bundles and memory items straight into the KV buckets the registry, the
+ * policy service and the memory service write; served over NATS and gRPC (free port), trusting
+ * an issuer in a temp dir.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,8 +23,13 @@ import {
   SynthesizerService,
 } from '@tollgate/contracts/synthesizer/v1';
 import type { ToolDefinition as WireTool } from '@tollgate/contracts/tools/v1';
-import { generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
-import type { IssuerKeys, Principal, ResourceDescriptor } from '@tollgate/core';
+import { generateIssuerKeys, issuePrincipalToken, memoryItemKey } from '@tollgate/core';
+import type {
+  IssuerKeys,
+  Principal,
+  PublishedMemoryItem,
+  ResourceDescriptor,
+} from '@tollgate/core';
 import {
   ERROR_HEADER,
   buckets,
@@ -69,6 +75,8 @@ export interface Harness {
   nc: NatsConnection;
   resources: KV;
   bundles: KV;
+  /** The memory service's bucket of saved queries and preferred fields. */
+  memory: KV;
   keys: IssuerKeys;
   running: RunningSynthesizer;
   grpc: GrpcServerHandle;
@@ -82,6 +90,9 @@ export interface Harness {
   deleteResource(tenant: string, environment: string, name: string): Promise<void>;
   /** Writes a bundle and (unless `loaded: false`) waits until the synthesizer holds it. */
   putBundle(bundle: PolicyBundle, options?: { loaded?: boolean }): Promise<void>;
+  /** Writes a memory item under its own key, as the memory service projects it. */
+  putMemory(item: PublishedMemoryItem): Promise<void>;
+  deleteMemory(item: PublishedMemoryItem): Promise<void>;
   listTools(
     token: string | undefined,
     request: MessageInitShape<typeof ListToolsRequestSchema>,
@@ -110,6 +121,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const nc = await connectBus({ url: nats.url, name: 'synthesizer-test' });
   const resources = await openBucket(nc, buckets.resources);
   const bundles = await openBucket(nc, buckets.policyBundles);
+  const memory = await openBucket(nc, buckets.memory);
   const keys = await generateIssuerKeys('synthesizer-test');
   const dir = await mkdtemp(join(tmpdir(), 'synthesizer-issuers-'));
   const issuersFile = join(dir, 'issuers.json');
@@ -150,6 +162,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     nc,
     resources,
     bundles,
+    memory,
     keys,
     running,
     grpc,
@@ -179,6 +192,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         120_000,
         50,
       );
+    },
+    async putMemory(item) {
+      await memory.put(memoryItemKey(item), JSON.stringify(item));
+    },
+    async deleteMemory(item) {
+      await memory.delete(memoryItemKey(item));
     },
     async listTools(token, request) {
       const answer = await raw(
