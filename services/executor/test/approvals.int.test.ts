@@ -5,6 +5,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { CallStatus } from '@tollgate/contracts/call/v1';
 import { ApprovalSchema, ApprovalStatus } from '@tollgate/contracts/policy/v1';
 import type { Approval } from '@tollgate/contracts/policy/v1';
+import type { PublishedSavedQuery } from '@tollgate/core';
 import { EVENTS_STREAM, EventPublisher, EventTypes, encodeEnvelope, envelope } from '@tollgate/kit';
 import { ORDERS_MAPPING, ordersResource } from '../../../test/fixtures/orders.js';
 import { eventually, uniqueName } from '../../../test/support/infra.js';
@@ -133,6 +134,57 @@ describe('approvals - parked calls run exactly once after a person decides', () 
     await settled(again);
     expect(await version('a-2')).toBe(1);
     expect(completions(callId, 'OK')).toHaveLength(1);
+  });
+
+  it('approvals - a saved-query write parks its expanded arguments and resumes without the saved query', async () => {
+    const refund: PublishedSavedQuery = {
+      kind: 'saved_query',
+      id: 'cap-refund',
+      tenant: 'team-a',
+      agent: 'clerk_bot',
+      user: '',
+      name: 'refund_order',
+      revision: 1,
+      contentHash: '7'.repeat(64),
+      description: 'Refund one order.',
+      tool: 'es_orders_write',
+      arguments: { id: '0', document: { status: 'refunded' } },
+      parameters: [{ name: 'order_id', path: '/id', type: 'string', description: 'Order id' }],
+    };
+    await h.putMemory(refund);
+    const callRefund = () =>
+      h.call(
+        'sq_refund_order',
+        { order_id: 'a-8' },
+        { agent: 'clerk_bot', subjectResource: 'es_orders', idempotencyKey: 'key-sq-a-8' },
+      );
+    const answer = await eventually(async () => {
+      const a = await callRefund();
+      return a.status === 'pending_approval' ? a : undefined;
+    });
+    expect(answer.meta).toMatchObject({ tool: 'sq_refund_order' });
+    const requested = await h.eventOf(answer.callId, EventTypes.approvalRequested);
+    if (requested.payload.case !== 'approvalRequested') throw new Error('no approval');
+    const approval = requested.payload.value.approval!;
+    // The person approves the base-tool call that will run, not the saved query's parameters.
+    expect(approval).toMatchObject({ tool: 'es_orders_write', callId: answer.callId });
+    expect(approval.arguments).toEqual({ id: 'a-8', document: { status: 'refunded' } });
+    // The saved query goes away before the decision: the parked call does not need it.
+    await h.deleteMemory(refund);
+    await eventually(async () =>
+      (await callRefund()).error?.code === 'UNKNOWN_TOOL' ? true : undefined,
+    );
+    await decide(approval, ApprovalStatus.APPROVED);
+    const done = await h.eventOf(answer.callId, EventTypes.callCompleted, 'OK');
+    if (done.payload.case !== 'callCompleted') throw new Error('not call.completed');
+    expect(done.payload.value).toMatchObject({ tool: 'es_orders_write', approvalId: approval.id });
+    expect(done.payload.value.savedQuery).toMatchObject({
+      id: 'cap-refund',
+      name: 'refund_order',
+      tool: 'sq_refund_order',
+    });
+    expect(await h.poll(answer.callId, 'clerk_bot')).toMatchObject({ status: 'ok' });
+    expect(await version('a-8')).toBe(1);
   });
 
   it('approvals - a rejection completes the call with APPROVAL_REJECTED and writes nothing', async () => {
