@@ -41,7 +41,13 @@ export type { Tool } from './tools.js';
 export { ERROR_HEADER, readTokenClaims, subjects } from './protocol.js';
 export type { TokenClaims, ToolFormatName } from './protocol.js';
 export { runAgent, DEFAULT_SYSTEM_PROMPT } from './agent/run-agent.js';
-export type { AgentRun, AgentStep, AgentTools, RunAgentOptions } from './agent/run-agent.js';
+export type {
+  AgentRun,
+  AgentSessionEnd,
+  AgentStep,
+  AgentTools,
+  RunAgentOptions,
+} from './agent/run-agent.js';
 export type { AgentToolCall } from './agent/tool-call.js';
 export { llmConfigFromEnv, llmError, openaiClient } from './agent/llm.js';
 export type { LlmConfig } from './agent/llm.js';
@@ -49,9 +55,20 @@ export { DEFAULT_COMPACTION, compactResult } from './agent/compact.js';
 export type { CompactedResult, CompactionLimits } from './agent/compact.js';
 export { toolMessageBody, toolMessageContent } from './agent/tool-message.js';
 export { InMemorySessionStore, MemoryServiceSessionStore } from './agent/session-store.js';
-export type { MemoryServiceTarget, SessionRecord, SessionStore } from './agent/session-store.js';
+export type {
+  MemoryServiceTarget,
+  SessionEnd,
+  SessionEndOutcome,
+  SessionRecord,
+  SessionStore,
+} from './agent/session-store.js';
 export { SNAPSHOT_FORMAT, readSnapshot, trimConversation } from './agent/snapshot.js';
-export type { AgentSnapshot, ConversationMessage, ConversationToolCall } from './agent/snapshot.js';
+export type {
+  AgentSnapshot,
+  ConversationMessage,
+  ConversationToolCall,
+  SnapshotCall,
+} from './agent/snapshot.js';
 export { openaiToolsFor } from './agent/openai-tools.js';
 export { parseChatRequest, startScriptedModelServer } from './model/scripted-server.js';
 export type {

@@ -156,8 +156,11 @@ describe('agent - answering with tools', () => {
       cursor: null,
     });
 
+    // Saved twice, then ended: the model answered, so the session succeeded.
+    expect(run.sessionEnd).toEqual({ outcome: 'succeeded', version: 3, skillCandidateId: '' });
+    expect(run.sessionVersion).toBe(3);
     const stored = await memory.load(sessionId);
-    expect(stored?.version).toBe(2);
+    expect(stored).toMatchObject({ version: 3, ended: { outcome: 'succeeded' } });
     const snapshot = readSnapshot(sessionId, stored!.snapshot);
     expect(snapshot.status).toBe('answered');
     expect(snapshot.messages.map((m) => m.role)).toEqual([
@@ -166,6 +169,17 @@ describe('agent - answering with tools', () => {
       'assistant',
       'tool',
       'assistant',
+    ]);
+    // Each tool call is recorded with its resource, operation, status and call id.
+    expect(snapshot.calls).toEqual([
+      {
+        id: seen[0]!.toolCalls[0]!.id,
+        tool: searchTool,
+        resource,
+        operation: 'search',
+        status: 'ok',
+        callId: seen[0]!.toolCalls[0]!.callId,
+      },
     ]);
   });
 
@@ -235,7 +249,10 @@ describe('agent - answering with tools', () => {
     expect(run.steps).toHaveLength(3);
     expect(server.requests).toHaveLength(3);
     expect(standIn.calls.length - before).toBe(3);
-    const snapshot = readSnapshot(sessionId, (await memory.load(sessionId))!.snapshot);
+    const stored = await memory.load(sessionId);
+    expect(stored?.ended).toEqual({ outcome: 'failed' });
+    expect(run.sessionEnd).toMatchObject({ outcome: 'failed', version: 4 });
+    const snapshot = readSnapshot(sessionId, stored!.snapshot);
     expect(snapshot).toMatchObject({ status: 'step_limit', steps: 3 });
   });
 
@@ -394,13 +411,23 @@ describe('agent - sessions', () => {
     const server = await startModel(createDemoScript());
     const memory = new InMemorySessionStore();
     const sessionId = uniqueName('s');
-    await runAgent({ client, llm: llmOf(server), task: 'order ORD-1002?', sessionId, memory });
+    // One conversation over several runs: the runs leave the session open.
+    const endSession = false;
+    await runAgent({
+      client,
+      llm: llmOf(server),
+      task: 'order ORD-1002?',
+      sessionId,
+      memory,
+      endSession,
+    });
     const second = await runAgent({
       client,
       llm: llmOf(server),
       task: 'and order ORD-1004?',
       sessionId,
       memory,
+      endSession,
     });
     expect(second.answer).toContain('ORD-1004');
     const lastRequest = server.requests.at(-1)!;
@@ -419,6 +446,7 @@ describe('agent - sessions', () => {
       task: 'order ORD-1005?',
       sessionId,
       memory,
+      endSession,
       onStep: async () => {
         const current = await memory.load(sessionId);
         await memory.save(sessionId, current!.snapshot, current!.version);
@@ -428,6 +456,59 @@ describe('agent - sessions', () => {
       code: 'VERSION_CONFLICT',
       category: 'fix_arguments',
     });
+  });
+
+  it('agent - an ended session takes no more runs; a failed or aborted run ends it as such', async () => {
+    behaviour = lookUpOrders;
+    const memory = new InMemorySessionStore();
+    const answered = await startModel(createDemoScript());
+    const sessionId = uniqueName('s');
+    await runAgent({ client, llm: llmOf(answered), task: 'order ORD-1002?', sessionId, memory });
+    const asked = answered.requests.length;
+    await expect(
+      runAgent({ client, llm: llmOf(answered), task: 'again?', sessionId, memory }),
+    ).rejects.toMatchObject({
+      code: 'VERSION_CONFLICT',
+      message: expect.stringContaining('has ended (succeeded) and takes no more runs') as string,
+    });
+    expect(answered.requests.length).toBe(asked);
+    await answered.close();
+
+    // The model fails after a step was saved: the run throws and the session ends as failed.
+    let turn = 0;
+    const failing = await startModel(() => {
+      turn += 1;
+      return turn === 1
+        ? {
+            toolCalls: [{ name: searchTool, arguments: { filters: null, limit: 1, cursor: null } }],
+          }
+        : { error: { status: 503, message: 'overloaded' } };
+    });
+    const failed = uniqueName('s');
+    await expect(
+      runAgent({ client, llm: llmOf(failing), task: 'orders', sessionId: failed, memory }),
+    ).rejects.toBeInstanceOf(RetryableError);
+    expect((await memory.load(failed))?.ended).toEqual({ outcome: 'failed' });
+    await failing.close();
+
+    // Aborted by its caller: abandoned.
+    const loops = await startModel(() => ({
+      toolCalls: [{ name: searchTool, arguments: { filters: null, limit: 1, cursor: null } }],
+    }));
+    const abort = new AbortController();
+    const abandoned = uniqueName('s');
+    await expect(
+      runAgent({
+        client,
+        llm: llmOf(loops),
+        task: 'orders',
+        sessionId: abandoned,
+        memory,
+        signal: abort.signal,
+        onStep: () => abort.abort(),
+      }),
+    ).rejects.toBeDefined();
+    expect((await memory.load(abandoned))?.ended).toEqual({ outcome: 'abandoned' });
   });
 
   it('agent - the stored conversation stays within its byte budget, dropping the oldest turns', async () => {
@@ -443,6 +524,7 @@ describe('agent - sessions', () => {
         sessionId,
         memory,
         maxConversationBytes: 2_500,
+        endSession: false,
       });
     }
     const stored = (await memory.load(sessionId))!;

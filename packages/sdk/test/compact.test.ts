@@ -129,6 +129,16 @@ describe('compaction - tool messages', () => {
   });
 });
 
+/** A snapshot that reads back, to vary one field of. */
+const VALID = {
+  format: 'tollgate.agent.v1',
+  messages: [],
+  steps: 0,
+  task: 't',
+  status: 'answered',
+  updatedAt: '2025-01-01T00:00:00Z',
+};
+
 describe('sessions - snapshots and the in-memory store', () => {
   it('sessions - saves are compare-and-set on the version', async () => {
     const store = new InMemorySessionStore();
@@ -140,6 +150,33 @@ describe('sessions - snapshots and the in-memory store', () => {
     });
     expect(await store.load('s')).toEqual({ snapshot: { a: 2 }, version: 2 });
     expect(await store.load('other')).toBeUndefined();
+  });
+
+  it('sessions - a snapshot without calls (older SDKs) reads back; one with calls keeps them', () => {
+    expect(readSnapshot('s', VALID as JsonObject).calls).toBeUndefined();
+    const call = { id: 'a', tool: 'x_get', resource: 'x', operation: 'get', status: 'ok' };
+    expect(readSnapshot('s', { ...VALID, calls: [call] } as JsonObject).calls).toEqual([call]);
+  });
+
+  it('sessions - ending is final: same outcome again is the same answer, another one a conflict', async () => {
+    const store = new InMemorySessionStore();
+    await store.save('s', { a: 1 }, 0);
+    expect(await store.end('s', 'succeeded', 1)).toEqual({ version: 2, skillCandidateId: '' });
+    expect(await store.end('s', 'succeeded', 1)).toEqual({ version: 2, skillCandidateId: '' });
+    await expect(store.end('s', 'failed', 2)).rejects.toMatchObject({
+      code: 'VERSION_CONFLICT',
+      message: 'session s already ended as succeeded',
+    });
+    await expect(store.save('s', { a: 2 }, 2)).rejects.toMatchObject({
+      code: 'VERSION_CONFLICT',
+      message: expect.stringContaining('ended (succeeded) and takes no more snapshots') as string,
+    });
+    await expect(store.end('none', 'failed', 1)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await store.load('s')).toEqual({
+      snapshot: { a: 1 },
+      version: 2,
+      ended: { outcome: 'succeeded' },
+    });
   });
 
   it.each([
@@ -157,6 +194,15 @@ describe('sessions - snapshots and the in-memory store', () => {
       'messages[0].tool_calls[0].function',
     ],
     [{ format: 'tollgate.agent.v1', messages: [], steps: -1 }, 'steps'],
+    [{ ...VALID, calls: 'no' }, 'calls'],
+    [{ ...VALID, calls: [{ id: 'a', tool: 't', resource: 'r' }] }, 'calls[0].operation'],
+    [
+      {
+        ...VALID,
+        calls: [{ id: 'a', tool: 't', resource: 'r', operation: 'get', status: 'done' }],
+      },
+      'calls[0].status',
+    ],
   ])('sessions - a stored snapshot %j is refused naming %s', (json, path) => {
     expect(() => readSnapshot('s1', json as JsonObject)).toThrow(
       `session s1: the stored snapshot has no valid ${path} `,

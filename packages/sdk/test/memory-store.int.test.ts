@@ -2,8 +2,13 @@ import { create } from '@bufbuild/protobuf';
 import type { JsonObject } from '@bufbuild/protobuf';
 import { RpcError, RpcStatus } from '@tollgate/contracts';
 import type { RpcContext } from '@tollgate/contracts';
-import { MemoryService, SessionSchema } from '@tollgate/contracts/memory/v1';
-import type { Session } from '@tollgate/contracts/memory/v1';
+import {
+  MemoryService,
+  SessionOutcome,
+  SessionSchema,
+  SessionStatus,
+} from '@tollgate/contracts/memory/v1';
+import type { EndSessionRequest, Session } from '@tollgate/contracts/memory/v1';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +34,9 @@ const token = principalToken(principal);
 const resource = uniqueName('orders');
 
 const sessions = new Map<string, Session>();
+const ends: EndSessionRequest[] = [];
+/** Session ids whose EndSession the stand-in fails, as an unreachable service would. */
+const unreachableEnds = new Set<string>();
 let memory: StandInServer;
 let nats: PrivateNats;
 let nc: NatsConnection;
@@ -43,7 +51,8 @@ function authorize(context: RpcContext): void {
 }
 
 beforeAll(async () => {
-  // STAND-IN for services/memory: GetSession / PutSession with compare-and-set on the version.
+  // STAND-IN for services/memory: GetSession / PutSession with compare-and-set on the version,
+  // EndSession recording what it was asked and proposing a skill candidate.
   memory = await startStandIn(MemoryService, {
     getSession: (request, context) => {
       authorize(context);
@@ -72,6 +81,24 @@ beforeAll(async () => {
       });
       sessions.set(request.sessionId, session);
       return { session, redactedPaths: [] };
+    },
+    endSession: (request, context) => {
+      authorize(context);
+      ends.push(request);
+      if (unreachableEnds.has(request.sessionId)) {
+        throw new RpcError(RpcStatus.UNAVAILABLE, 'memory is restarting', {
+          tollgateCode: 'UPSTREAM_UNAVAILABLE',
+        });
+      }
+      const current = sessions.get(request.sessionId)!;
+      const session = create(SessionSchema, {
+        ...current,
+        version: current.version + 1,
+        status: SessionStatus.ENDED,
+        outcome: request.outcome,
+      });
+      sessions.set(request.sessionId, session);
+      return { session, skillCandidateId: 'cand-1' };
     },
   });
   nats = await startPrivateNats();
@@ -138,6 +165,59 @@ describe('memory store - gRPC sessions', () => {
       expect(run.steps.map((s) => s.sessionVersion)).toEqual([1, 2]);
       const snapshot = readSnapshot(sessionId, sessions.get(sessionId)!.state!);
       expect(snapshot).toMatchObject({ status: 'answered', steps: 2, task: 'order ORD-1000?' });
+      // The model answered: the run ends the session as succeeded, from the version it saved.
+      expect(ends.filter((e) => e.sessionId === sessionId)).toMatchObject([
+        { outcome: SessionOutcome.SUCCEEDED, expectedVersion: 2 },
+      ]);
+      expect(run.sessionEnd).toEqual({
+        outcome: 'succeeded',
+        version: 3,
+        skillCandidateId: 'cand-1',
+      });
+      expect(run.sessionVersion).toBe(3);
+      // An ended session reads back as ended, and the loop takes no more runs on it.
+      expect(await store.load(sessionId)).toMatchObject({ ended: { outcome: 'succeeded' } });
+      await expect(
+        runAgent({
+          client,
+          llm: { baseURL: model.baseURL, model: model.model, maxRetries: 0 },
+          task: 'again',
+          sessionId,
+          memory: store,
+        }),
+      ).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+    } finally {
+      await client.close();
+      await model.close();
+      store.close();
+    }
+  });
+
+  it('memory store - a session that cannot be ended is reported, and the run still succeeds', async () => {
+    const store = new MemoryServiceSessionStore({ address: memory.address, token });
+    const model = await startScriptedModelServer(createDemoScript());
+    const client = TollgateClient.over(nc, { token });
+    try {
+      const sessionId = uniqueName('s');
+      unreachableEnds.add(sessionId);
+      const warnings: string[] = [];
+      const run = await runAgent({
+        client,
+        llm: { baseURL: model.baseURL, model: model.model, maxRetries: 0 },
+        task: 'order ORD-1000?',
+        sessionId,
+        memory: store,
+        onWarning: (message) => warnings.push(message),
+      });
+      expect(run.status).toBe('answered');
+      expect(run.sessionVersion).toBe(2);
+      expect(warnings).toEqual([
+        expect.stringContaining(`could not end session ${sessionId} as succeeded`) as string,
+      ]);
+      expect(run.sessionEnd).toMatchObject({
+        outcome: 'succeeded',
+        error: expect.stringContaining('memory is restarting') as string,
+      });
     } finally {
       await client.close();
       await model.close();

@@ -40,45 +40,53 @@ export function readRecordedSession(state: JsonObject): RecordedSession {
   }
   const messages = state['messages'];
   if (!Array.isArray(messages)) return { ok: false, reason: 'the snapshot has no messages' };
-  const entries = callEntries(state['calls']);
-  const outcomes = new Map<string, JsonObject>();
-  for (const message of messages) {
-    const m = asObject(message);
-    if (m?.['role'] !== 'tool' || typeof m['tool_call_id'] !== 'string') continue;
-    const content = typeof m['content'] === 'string' ? parseObject(m['content']) : undefined;
-    if (content !== undefined) outcomes.set(m['tool_call_id'], content);
-  }
-  const calls: RecordedCall[] = [];
+  // Models may reuse call ids across turns: a tool message answers a call of the latest
+  // assistant turn, the first one with its id not answered yet.
+  const made: Array<{ toolCallId: string; tool: string; text: JsonValue | undefined }> = [];
+  const outcomes: Array<JsonObject | undefined> = [];
+  let turn: number[] = [];
   let request = '';
   for (const message of messages) {
     const m = asObject(message);
     if (m?.['role'] === 'user' && request === '' && typeof m['content'] === 'string') {
       request = m['content'];
     }
-    if (m?.['role'] !== 'assistant' || !Array.isArray(m['tool_calls'])) continue;
-    for (const raw of m['tool_calls']) {
-      const call = asObject(raw);
-      const fn = asObject(call?.['function']);
-      const toolCallId = call?.['id'];
-      const tool = fn?.['name'];
-      if (typeof toolCallId !== 'string' || typeof tool !== 'string') continue;
-      const text = fn?.['arguments'];
-      const outcome = outcomes.get(toolCallId);
-      const entry = entries.get(toolCallId);
-      const status = entry?.status ?? outcome?.['status'];
-      const named = resourceOf(tool);
-      calls.push({
-        toolCallId,
-        tool,
-        arguments: typeof text === 'string' ? parseObject(text === '' ? '{}' : text) : undefined,
-        ok: status === 'ok',
-        result: outcome?.['status'] === 'ok' ? outcome['data'] : undefined,
-        resource: entry?.resource ?? named?.resource,
-        operation: entry?.operation ?? named?.operation,
-        callId: entry?.callId,
-      });
+    if (m?.['role'] === 'assistant') {
+      turn = [];
+      for (const raw of Array.isArray(m['tool_calls']) ? m['tool_calls'] : []) {
+        const call = asObject(raw);
+        const fn = asObject(call?.['function']);
+        const toolCallId = call?.['id'];
+        const tool = fn?.['name'];
+        if (typeof toolCallId !== 'string' || typeof tool !== 'string') continue;
+        turn.push(made.length);
+        made.push({ toolCallId, tool, text: fn?.['arguments'] });
+        outcomes.push(undefined);
+      }
+    } else if (m?.['role'] === 'tool' && typeof m['tool_call_id'] === 'string') {
+      const index = turn.find(
+        (i) => made[i]?.toolCallId === m['tool_call_id'] && outcomes[i] === undefined,
+      );
+      const content = typeof m['content'] === 'string' ? parseObject(m['content']) : undefined;
+      if (index !== undefined) outcomes[index] = content ?? {};
     }
   }
+  const entries = callEntries(state['calls'], made);
+  const calls = made.map(({ toolCallId, tool, text }, i): RecordedCall => {
+    const outcome = outcomes[i];
+    const entry = entries[i];
+    const named = resourceOf(tool);
+    return {
+      toolCallId,
+      tool,
+      arguments: typeof text === 'string' ? parseObject(text === '' ? '{}' : text) : undefined,
+      ok: (entry?.status ?? outcome?.['status']) === 'ok',
+      result: outcome?.['status'] === 'ok' ? outcome['data'] : undefined,
+      resource: entry?.resource ?? named?.resource,
+      operation: entry?.operation ?? named?.operation,
+      callId: entry?.callId,
+    };
+  });
   if (request === '' && typeof state['task'] === 'string') request = state['task'];
   return { ok: true, request, calls };
 }
@@ -90,16 +98,23 @@ interface CallEntry {
   callId: string | undefined;
 }
 
-/** The snapshot's `calls` (absent in older snapshots), by tool call id. */
-function callEntries(value: JsonValue | undefined): Map<string, CallEntry> {
-  const entries = new Map<string, CallEntry>();
-  if (!Array.isArray(value)) return entries;
+/**
+ * The snapshot's `calls` (absent in older snapshots), aligned with the calls the messages
+ * made: the SDK appends one entry per call, so they describe the latest calls, in order. When
+ * their ids do not line up they are not used.
+ */
+function callEntries(
+  value: JsonValue | undefined,
+  made: ReadonlyArray<{ toolCallId: string }>,
+): Array<CallEntry | undefined> {
+  if (!Array.isArray(value) || value.length > made.length) return [];
   const text = (v: JsonValue | undefined) => (typeof v === 'string' && v !== '' ? v : undefined);
-  for (const raw of value) {
+  const offset = made.length - value.length;
+  const entries: Array<CallEntry | undefined> = new Array<undefined>(offset).fill(undefined);
+  for (const [i, raw] of value.entries()) {
     const e = asObject(raw);
-    const id = text(e?.['id']);
-    if (e === undefined || id === undefined) continue;
-    entries.set(id, {
+    if (e === undefined || text(e['id']) !== made[offset + i]?.toolCallId) return [];
+    entries.push({
       status: text(e['status']),
       resource: text(e['resource']),
       operation: text(e['operation']),

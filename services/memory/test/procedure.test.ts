@@ -254,6 +254,51 @@ describe('procedure - reading snapshots', () => {
     ]);
   });
 
+  it('procedure - call ids a model reuses across turns still pair each call with its own result', () => {
+    const state = snapshot('order then customer', [
+      { ...customer('C-1'), status: 'error' },
+      orderById('ORD-1'),
+      customer('C-1'),
+    ]);
+    const sameIds = JSON.parse(JSON.stringify(state).replace(/call_\d/g, 'call_0')) as JsonObject;
+    const read = readRecordedSession({
+      ...sameIds,
+      calls: ['error', 'ok', 'ok'].map((status, i) => ({
+        id: 'call_0',
+        tool: i === 1 ? 'es_orders_search' : 'es_customers_get',
+        resource: i === 1 ? 'es_orders' : 'es_customers',
+        operation: i === 1 ? 'search' : 'get',
+        status,
+        callId: `c-${i}`,
+      })),
+    });
+    expect(
+      read.ok && read.calls.map((c) => [c.tool, c.ok, c.callId, c.result !== undefined]),
+    ).toEqual([
+      ['es_customers_get', false, 'c-0', false],
+      ['es_orders_search', true, 'c-1', true],
+      ['es_customers_get', true, 'c-2', true],
+    ]);
+  });
+
+  it('procedure - `calls` describe the latest calls; entries that do not line up are not used', () => {
+    const state = snapshot('order then customer', [orderById('ORD-1'), customer('C-1')]);
+    const latest = {
+      id: 'call_1',
+      tool: 'es_customers_get',
+      resource: 'crm',
+      operation: 'get',
+      status: 'ok',
+    };
+    const aligned = readRecordedSession({ ...state, calls: [latest] });
+    expect(aligned.ok && aligned.calls.map((c) => c.resource)).toEqual(['es_orders', 'crm']);
+    const misaligned = readRecordedSession({ ...state, calls: [{ ...latest, id: 'call_0' }] });
+    expect(misaligned.ok && misaligned.calls.map((c) => c.resource)).toEqual([
+      'es_orders',
+      'es_customers',
+    ]);
+  });
+
   it('procedure - skill names fit 63 characters', () => {
     expect(skillName(['a_search', 'b_get', 'c_get'])).toBe('a_search_then_2_more');
     const long = `${'x'.repeat(56)}_search`;

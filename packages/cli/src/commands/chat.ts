@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import type { AgentRun } from '@tollgate/sdk';
+import type { AgentRun, MemoryServiceSessionStore } from '@tollgate/sdk';
 import type { ActionRunner } from '../cli.js';
 import type { CliContext } from '../context.js';
 import { promptWithPreferences, recallPreferences } from '../agent/memory.js';
@@ -20,6 +20,7 @@ interface ChatOptions {
   maxSteps: string;
   waitApproval?: string;
   memory: boolean;
+  keepOpen?: boolean;
 }
 
 /** `tollgate chat --as AGENT`: the agent loop, interactive (or with --message, scripted). */
@@ -39,6 +40,10 @@ export function registerChat(program: Command, run: ActionRunner): void {
     .option('--max-steps <n>', 'model turns per message at most', '8')
     .option('--wait-approval <seconds>', 'wait this long for calls parked for approval')
     .option('--no-memory', 'do not keep the conversation in the memory service')
+    .option(
+      '--keep-open',
+      'leave the session open to continue it later with --session (default: end it when the chat ends, so memory can learn from it)',
+    )
     .action(
       run(async (ctx, options: ChatOptions) => {
         const maxSteps = positiveInt('--max-steps', options.maxSteps);
@@ -63,6 +68,7 @@ export function registerChat(program: Command, run: ActionRunner): void {
           `${ctx.out.style.bold(`chat as ${options.as}`)} for ${user} · session ${sessionId}\nmodel: ${model.scripted ? ctx.out.style.magenta(model.label) : model.label}`,
         );
         const turns: Array<{ message: string; run: ReturnType<typeof plainRun> }> = [];
+        let lastRun: AgentRun | undefined;
         let remembered: RecalledPreference[] | undefined;
         const ask = async (message: string) => {
           if (remembered === undefined) {
@@ -78,25 +84,36 @@ export function registerChat(program: Command, run: ActionRunner): void {
             sessionId,
             maxSteps,
             systemPrompt: promptWithPreferences(DEFAULT_SYSTEM_PROMPT, remembered),
-            ...(memory ? { memory } : {}),
+            ...(memory ? { memory, endSession: false } : {}),
             ...(waitMs > 0 ? { completionWaitMs: waitMs } : {}),
             onStep: (step) => {
               if (step.toolCalls.length > 0) ctx.out.line(renderStep(step, ctx.out.style));
             },
           });
+          lastRun = result;
           turns.push({ message, run: plainRun(result) });
           ctx.out.line(
             `${ctx.out.style.bold(`${options.as}:`)} ${result.answer ?? ctx.out.style.dim('(no answer: step limit reached)')}`,
           );
         };
-        if (options.message && options.message.length > 0) {
-          for (const message of options.message) {
-            ctx.out.line(`${ctx.out.style.bold('you:')} ${message}`);
-            await ask(message);
+        const end = (outcome: 'succeeded' | 'failed') =>
+          memory && !options.keepOpen && lastRun?.sessionVersion
+            ? endChat(ctx, memory, sessionId, outcome, lastRun.sessionVersion)
+            : Promise.resolve(undefined);
+        try {
+          if (options.message && options.message.length > 0) {
+            for (const message of options.message) {
+              ctx.out.line(`${ctx.out.style.bold('you:')} ${message}`);
+              await ask(message);
+            }
+          } else {
+            await readLines(ctx, model, ask);
           }
-        } else {
-          await readLines(ctx, model, ask);
+        } catch (err) {
+          await end('failed');
+          throw err;
         }
+        const ended = await end(lastRun?.status === 'answered' ? 'succeeded' : 'failed');
         ctx.out.result(
           {
             agent: options.as,
@@ -105,6 +122,7 @@ export function registerChat(program: Command, run: ActionRunner): void {
             model: modelInfo(model),
             remembered: remembered ?? [],
             turns,
+            ...(ended ? { ended } : {}),
           },
           '',
         );
@@ -146,6 +164,31 @@ async function readLines(
     if (interactive) lines.prompt();
   }
   lines.close();
+}
+
+/**
+ * Ends the chat's session with the last turn's outcome; memory may propose what the session
+ * did as a skill for a person to review. A failure only costs the ending (the session expires).
+ */
+async function endChat(
+  ctx: CliContext,
+  memory: MemoryServiceSessionStore,
+  sessionId: string,
+  outcome: 'succeeded' | 'failed',
+  version: number,
+): Promise<{ outcome: string; skillCandidateId: string } | undefined> {
+  try {
+    const { skillCandidateId } = await memory.end(sessionId, outcome, version);
+    ctx.out.note(
+      ctx.out.style.dim(
+        `session ${sessionId} ended (${outcome})${skillCandidateId ? `; memory proposed a skill from it for review (candidate ${skillCandidateId})` : ''}`,
+      ),
+    );
+    return { outcome, skillCandidateId };
+  } catch (err) {
+    ctx.out.warn(`could not end session ${sessionId}: ${ctx.failureOf(err).message}`);
+    return undefined;
+  }
 }
 
 /** What memory recalls for the first message; a memory failure only costs the recall. */

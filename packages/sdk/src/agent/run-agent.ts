@@ -5,9 +5,20 @@ import type { Tool } from '../tools.js';
 import type { CompactionLimits } from './compact.js';
 import { llmError, openaiClient } from './llm.js';
 import type { LlmConfig } from './llm.js';
-import { SNAPSHOT_FORMAT, readSnapshot, snapshotToJson, trimConversation } from './snapshot.js';
-import type { AgentSnapshot, ConversationMessage, ConversationToolCall } from './snapshot.js';
-import type { SessionStore } from './session-store.js';
+import {
+  SNAPSHOT_FORMAT,
+  callsOf,
+  readSnapshot,
+  snapshotToJson,
+  trimConversation,
+} from './snapshot.js';
+import type {
+  AgentSnapshot,
+  ConversationMessage,
+  ConversationToolCall,
+  SnapshotCall,
+} from './snapshot.js';
+import type { SessionEndOutcome, SessionStore } from './session-store.js';
 import { runToolCall } from './tool-call.js';
 import type { AgentToolCall, ToolCallContext } from './tool-call.js';
 import { openaiToolsFor } from './openai-tools.js';
@@ -48,6 +59,16 @@ export interface RunAgentOptions {
   /** Wait this long for a call parked for approval or accepted (default 0: report it as is). */
   completionWaitMs?: number;
   signal?: AbortSignal;
+  /**
+   * End the session in `memory` when the run is over (default true, when the store can end
+   * sessions): SUCCEEDED when the model answered, FAILED when the run failed or the step limit
+   * ran out, ABANDONED when `signal` aborted it. An ended session takes no more runs; callers
+   * that continue one session over several runs (a chat) pass false and end it themselves
+   * (`SessionStore.end`). Ending never fails the run: a failure goes to `onWarning`.
+   */
+  endSession?: boolean;
+  /** Told what went wrong without failing the run (e.g. the session could not be ended). */
+  onWarning?: (message: string, cause: unknown) => void;
 }
 
 /** One model turn: what it said and the tools it called. */
@@ -71,13 +92,21 @@ export interface AgentRun {
   messages: ConversationMessage[];
   /** The tools the model was offered. */
   tools: Tool[];
+  /** How the session was ended, when the run ended it (see `endSession`). */
+  sessionEnd?: AgentSessionEnd;
 }
+
+/** The outcome a run ended its session with, and what memory answered (or why it failed). */
+export type AgentSessionEnd =
+  | { outcome: SessionEndOutcome; version: number; skillCandidateId: string }
+  | { outcome: SessionEndOutcome; error: string };
 
 /**
  * The agent loop (function calling): offers the principal's tools for `task` to the model,
  * runs the calls it makes through Tollgate, feeds the outcomes back (compacted; argument
  * errors with their paths so the model can correct itself) and stops when the model answers
- * or after `maxSteps` turns. The session snapshot is saved after every step.
+ * or after `maxSteps` turns. The session snapshot is saved after every step, and the session
+ * ended with the run's outcome (see `endSession`).
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const { client, task, sessionId, memory } = options;
@@ -89,6 +118,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     });
   }
   const stored = memory ? await memory.load(sessionId) : undefined;
+  if (stored?.ended) {
+    throw toolCallError({
+      code: 'VERSION_CONFLICT',
+      message: `session ${sessionId} has ended (${stored.ended.outcome}) and takes no more runs; start a new session`,
+    });
+  }
   const previous = stored ? readSnapshot(sessionId, stored.snapshot) : undefined;
   let version = stored?.version ?? 0;
   const messages: ConversationMessage[] = previous?.messages ?? [
@@ -96,6 +131,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   ];
   messages.push({ role: 'user', content: task });
   let sessionSteps = previous?.steps ?? 0;
+  const calls: SnapshotCall[] = previous?.calls ?? [];
 
   const tools = await client.listTools({
     task,
@@ -118,9 +154,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     const kept = trimConversation(messages, maxBytes);
     if (kept.dropped > 0) messages.splice(0, messages.length, ...kept.messages);
   };
+  let memoryFailed = false;
   const save = async (status: AgentSnapshot['status']): Promise<number | undefined> => {
     bound();
     if (!memory) return undefined;
+    calls.splice(0, calls.length, ...callsOf(calls, messages));
     const snapshot: AgentSnapshot = {
       format: SNAPSHOT_FORMAT,
       messages,
@@ -128,46 +166,86 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       task,
       status,
       updatedAt: new Date().toISOString(),
+      calls,
     };
-    version = await memory.save(sessionId, snapshotToJson(snapshot), version);
+    try {
+      version = await memory.save(sessionId, snapshotToJson(snapshot), version);
+    } catch (err) {
+      memoryFailed = true;
+      throw err;
+    }
     return version;
   };
-
-  for (let step = 1; step <= maxSteps; step += 1) {
-    bound();
-    const reply = await complete(llm, options, messages, tools);
-    sessionSteps += 1;
-    const toolCalls = reply.tool_calls ?? [];
-    messages.push({
-      role: 'assistant',
-      content: reply.content ?? null,
-      ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-    });
-    const record: AgentStep = { step, assistant: reply.content ?? null, toolCalls: [] };
-    for (const call of toolCalls) {
-      const done = await runToolCall(call, context, `${sessionId}:${sessionSteps}:${call.id}`);
-      messages.push({ role: 'tool', tool_call_id: call.id, content: done.content });
-      record.toolCalls.push(done.record);
+  /** Ends the stored session (when there is one to end and the run may); never throws. */
+  const end = async (outcome: SessionEndOutcome): Promise<AgentSessionEnd | undefined> => {
+    if (!memory?.end || options.endSession === false || version === 0 || memoryFailed) {
+      return undefined;
     }
-    const answered = toolCalls.length === 0;
-    const saved = await save(answered ? 'answered' : step === maxSteps ? 'step_limit' : 'running');
-    if (saved !== undefined) record.sessionVersion = saved;
-    steps.push(record);
-    await options.onStep?.(record);
-    if (answered) return finish('answered', reply.content ?? '');
-  }
-  return finish('step_limit', null);
+    try {
+      const ended = await memory.end(sessionId, outcome, version);
+      version = ended.version;
+      return { outcome, ...ended };
+    } catch (err) {
+      const message = `could not end session ${sessionId} as ${outcome}: ${(err as Error)?.message ?? String(err)}`;
+      options.onWarning?.(message, err);
+      return { outcome, error: message };
+    }
+  };
 
-  function finish(status: AgentRun['status'], answer: string | null): AgentRun {
-    return {
-      status,
-      answer,
-      steps,
-      sessionId,
-      ...(memory ? { sessionVersion: version } : {}),
-      messages,
-      tools,
-    };
+  let result: { status: AgentRun['status']; answer: string | null };
+  try {
+    result = await loop();
+  } catch (err) {
+    await end(options.signal?.aborted ? 'abandoned' : 'failed');
+    throw err;
+  }
+  const sessionEnd = await end(result.status === 'answered' ? 'succeeded' : 'failed');
+  return {
+    ...result,
+    steps,
+    sessionId,
+    ...(memory ? { sessionVersion: version } : {}),
+    messages,
+    tools,
+    ...(sessionEnd ? { sessionEnd } : {}),
+  };
+
+  async function loop(): Promise<{ status: AgentRun['status']; answer: string | null }> {
+    for (let step = 1; step <= maxSteps; step += 1) {
+      bound();
+      const reply = await complete(llm, options, messages, tools);
+      sessionSteps += 1;
+      const toolCalls = reply.tool_calls ?? [];
+      messages.push({
+        role: 'assistant',
+        content: reply.content ?? null,
+        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+      });
+      const record: AgentStep = { step, assistant: reply.content ?? null, toolCalls: [] };
+      for (const call of toolCalls) {
+        const done = await runToolCall(call, context, `${sessionId}:${sessionSteps}:${call.id}`);
+        messages.push({ role: 'tool', tool_call_id: call.id, content: done.content });
+        record.toolCalls.push(done.record);
+        const offered = context.offered.get(done.record.tool);
+        calls.push({
+          id: call.id,
+          tool: done.record.tool,
+          resource: offered?.resource ?? '',
+          operation: offered?.operation ?? '',
+          status: done.record.status,
+          ...(done.record.callId ? { callId: done.record.callId } : {}),
+        });
+      }
+      const answered = toolCalls.length === 0;
+      const saved = await save(
+        answered ? 'answered' : step === maxSteps ? 'step_limit' : 'running',
+      );
+      if (saved !== undefined) record.sessionVersion = saved;
+      steps.push(record);
+      await options.onStep?.(record);
+      if (answered) return { status: 'answered', answer: reply.content ?? '' };
+    }
+    return { status: 'step_limit', answer: null };
   }
 }
 

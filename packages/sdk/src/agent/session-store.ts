@@ -1,7 +1,7 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import { createClient } from '@tollgate/contracts';
 import type { RpcClient } from '@tollgate/contracts';
-import { MemoryService } from '@tollgate/contracts/memory/v1';
+import { MemoryService, SessionOutcome, SessionStatus } from '@tollgate/contracts/memory/v1';
 import { toolCallError } from '../errors.js';
 import { errorFromRpc } from '../wire-errors.js';
 
@@ -9,6 +9,19 @@ import { errorFromRpc } from '../wire-errors.js';
 export interface SessionRecord {
   snapshot: JsonObject;
   version: number;
+  /** Set when the session has ended: it takes no more snapshots. */
+  ended?: { outcome: SessionEndOutcome };
+}
+
+/** How a session ended: the task done, a failed run, or given up. */
+export type SessionEndOutcome = 'succeeded' | 'failed' | 'abandoned';
+
+/** What ending a session answered. */
+export interface SessionEnd {
+  /** The ended session's version. */
+  version: number;
+  /** The skill candidate the session proposed (memory service only), or ''. */
+  skillCandidateId: string;
 }
 
 /**
@@ -24,6 +37,13 @@ export interface SessionStore {
    * yet) and returns the new version; otherwise throws a FixArgumentsError VERSION_CONFLICT.
    */
   save(sessionId: string, snapshot: JsonObject, expectedVersion: number): Promise<number>;
+  /**
+   * Ends the session with an outcome if the stored version still equals `expectedVersion`; it
+   * takes no more snapshots afterwards. Ending again with the same outcome returns the same
+   * answer; another outcome is a FixArgumentsError VERSION_CONFLICT. Optional: a store without
+   * it keeps sessions open.
+   */
+  end?(sessionId: string, outcome: SessionEndOutcome, expectedVersion: number): Promise<SessionEnd>;
 }
 
 /** Sessions in this process's memory (copies in and out, versioned like the memory service). */
@@ -32,15 +52,46 @@ export class InMemorySessionStore implements SessionStore {
 
   async load(sessionId: string): Promise<SessionRecord | undefined> {
     const record = this.#sessions.get(sessionId);
-    return record && { snapshot: structuredClone(record.snapshot), version: record.version };
+    return record && structuredClone(record);
   }
 
   async save(sessionId: string, snapshot: JsonObject, expectedVersion: number): Promise<number> {
-    const current = this.#sessions.get(sessionId)?.version ?? 0;
+    const record = this.#sessions.get(sessionId);
+    if (record?.ended) throw endedError(sessionId, record.ended.outcome);
+    const current = record?.version ?? 0;
     if (current !== expectedVersion) throw conflict(sessionId, expectedVersion, current);
     const version = current + 1;
     this.#sessions.set(sessionId, { snapshot: structuredClone(snapshot), version });
     return version;
+  }
+
+  async end(
+    sessionId: string,
+    outcome: SessionEndOutcome,
+    expectedVersion: number,
+  ): Promise<SessionEnd> {
+    const record = this.#sessions.get(sessionId);
+    if (record === undefined) {
+      throw toolCallError({ code: 'NOT_FOUND', message: `session ${sessionId} not found` });
+    }
+    if (record.ended) {
+      if (record.ended.outcome !== outcome) {
+        throw toolCallError({
+          code: 'VERSION_CONFLICT',
+          message: `session ${sessionId} already ended as ${record.ended.outcome}`,
+        });
+      }
+      if (![record.version, record.version - 1].includes(expectedVersion)) {
+        throw conflict(sessionId, expectedVersion, record.version);
+      }
+      return { version: record.version, skillCandidateId: '' };
+    }
+    if (record.version !== expectedVersion) {
+      throw conflict(sessionId, expectedVersion, record.version);
+    }
+    const version = record.version + 1;
+    this.#sessions.set(sessionId, { ...record, version, ended: { outcome } });
+    return { version, skillCandidateId: '' };
   }
 }
 
@@ -52,7 +103,7 @@ export interface MemoryServiceTarget {
   deadlineMs?: number;
 }
 
-/** Session snapshots in the memory service (`GetSession` / `PutSession`). */
+/** Session snapshots in the memory service (`GetSession` / `PutSession` / `EndSession`). */
 export class MemoryServiceSessionStore implements SessionStore {
   readonly #client: RpcClient<typeof MemoryService>;
 
@@ -74,7 +125,14 @@ export class MemoryServiceSessionStore implements SessionStore {
     }
     const session = response.session;
     if (session === undefined) return undefined;
-    return { snapshot: session.state ?? {}, version: session.version };
+    const outcome = OUTCOMES.find(([, proto]) => proto === session.outcome)?.[0];
+    return {
+      snapshot: session.state ?? {},
+      version: session.version,
+      ...(session.status === SessionStatus.ENDED
+        ? { ended: { outcome: outcome ?? 'failed' } }
+        : {}),
+    };
   }
 
   async save(sessionId: string, snapshot: JsonObject, expectedVersion: number): Promise<number> {
@@ -93,9 +151,46 @@ export class MemoryServiceSessionStore implements SessionStore {
     return response.session.version;
   }
 
+  async end(
+    sessionId: string,
+    outcome: SessionEndOutcome,
+    expectedVersion: number,
+  ): Promise<SessionEnd> {
+    let response;
+    try {
+      response = await this.#client.endSession({
+        sessionId,
+        outcome: OUTCOMES.find(([name]) => name === outcome)?.[1] ?? SessionOutcome.UNSPECIFIED,
+        expectedVersion,
+      });
+    } catch (err) {
+      throw errorFromRpc(err, `memory EndSession ${sessionId}`);
+    }
+    if (response.session === undefined) {
+      throw toolCallError({
+        code: 'INTERNAL',
+        message: `memory EndSession ${sessionId} returned no session`,
+      });
+    }
+    return { version: response.session.version, skillCandidateId: response.skillCandidateId };
+  }
+
   close(): void {
     this.#client.close();
   }
+}
+
+const OUTCOMES: ReadonlyArray<readonly [SessionEndOutcome, SessionOutcome]> = [
+  ['succeeded', SessionOutcome.SUCCEEDED],
+  ['failed', SessionOutcome.FAILED],
+  ['abandoned', SessionOutcome.ABANDONED],
+];
+
+function endedError(sessionId: string, outcome: SessionEndOutcome) {
+  return toolCallError({
+    code: 'VERSION_CONFLICT',
+    message: `session ${sessionId} ended (${outcome}) and takes no more snapshots; start a new session`,
+  });
 }
 
 function conflict(sessionId: string, expected: number, current: number) {

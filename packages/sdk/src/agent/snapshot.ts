@@ -1,7 +1,9 @@
 /**
  * The session snapshot the agent loop saves after every step: the conversation as the model
- * saw it (tool results already compacted) and how many steps the session has taken. Read back
- * strictly — a stored document that is not one is an InternalError naming the bad path. Pure.
+ * saw it (tool results already compacted), how many steps the session has taken, and what each
+ * tool call was (resource, operation, status, call id: memory learns procedures from them).
+ * Read back strictly — a stored document that is not one is an InternalError naming the bad
+ * path. Pure.
  */
 import type { JsonObject } from '@bufbuild/protobuf';
 import { malformed } from '../wire-errors.js';
@@ -21,6 +23,26 @@ export type ConversationMessage =
   | { role: 'assistant'; content: string | null; tool_calls?: ConversationToolCall[] }
   | { role: 'tool'; tool_call_id: string; content: string };
 
+/** One tool call of the conversation and how it went, in the order the calls were made. */
+export interface SnapshotCall {
+  /** The `tool_call_id` of its tool message. */
+  id: string;
+  tool: string;
+  /** Of the tool as offered ('' when the model named a tool it was not offered). */
+  resource: string;
+  operation: string;
+  status: 'ok' | 'error' | 'pending_approval' | 'accepted';
+  /** Tollgate's call id, when the call reached Tollgate. */
+  callId?: string;
+}
+
+const CALL_STATUSES: ReadonlyArray<SnapshotCall['status']> = [
+  'ok',
+  'error',
+  'pending_approval',
+  'accepted',
+];
+
 export interface AgentSnapshot {
   format: typeof SNAPSHOT_FORMAT;
   messages: ConversationMessage[];
@@ -31,6 +53,8 @@ export interface AgentSnapshot {
   /** How the latest run ended so far. */
   status: 'running' | 'answered' | 'step_limit';
   updatedAt: string;
+  /** The tool calls of `messages` (absent in snapshots of older SDKs). */
+  calls?: SnapshotCall[];
 }
 
 /**
@@ -75,7 +99,26 @@ export function readSnapshot(sessionId: string, json: JsonObject): AgentSnapshot
     throw fail('status', 'running | answered | step_limit');
   }
   if (typeof updatedAt !== 'string') throw fail('updatedAt', 'a timestamp');
-  return { format: SNAPSHOT_FORMAT, messages, steps, task, status, updatedAt };
+  const snapshot: AgentSnapshot = {
+    format: SNAPSHOT_FORMAT,
+    messages,
+    steps,
+    task,
+    status,
+    updatedAt,
+  };
+  if (json.calls === undefined) return snapshot;
+  if (!Array.isArray(json.calls)) throw fail('calls', 'an array');
+  return { ...snapshot, calls: json.calls.map((c, i) => readCall(c, `calls[${i}]`, fail)) };
+}
+
+/**
+ * The calls whose tool messages are still in `messages` after trimming. Calls are appended with
+ * their tool messages, so they describe the latest ones (ids alone may repeat across turns).
+ */
+export function callsOf(calls: SnapshotCall[], messages: ConversationMessage[]): SnapshotCall[] {
+  const answered = messages.filter((m) => m.role === 'tool').length;
+  return calls.slice(Math.max(0, calls.length - answered));
 }
 
 type Fail = (path: string, expected: string) => Error;
@@ -104,6 +147,27 @@ function readMessage(value: unknown, path: string, fail: Fail): ConversationMess
     default:
       throw fail(`${path}.role`, 'system | user | assistant | tool');
   }
+}
+
+function readCall(value: unknown, path: string, fail: Fail): SnapshotCall {
+  const c = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  for (const key of ['id', 'tool', 'resource', 'operation'] as const) {
+    if (typeof c[key] !== 'string') throw fail(`${path}.${key}`, 'a string');
+  }
+  if (!CALL_STATUSES.includes(c.status as SnapshotCall['status'])) {
+    throw fail(`${path}.status`, CALL_STATUSES.join(' | '));
+  }
+  if (c.callId !== undefined && typeof c.callId !== 'string') {
+    throw fail(`${path}.callId`, 'a string');
+  }
+  return {
+    id: c.id as string,
+    tool: c.tool as string,
+    resource: c.resource as string,
+    operation: c.operation as string,
+    status: c.status as SnapshotCall['status'],
+    ...(typeof c.callId === 'string' ? { callId: c.callId } : {}),
+  };
 }
 
 function readToolCall(value: unknown, path: string, fail: Fail): ConversationToolCall {
