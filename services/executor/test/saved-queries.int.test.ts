@@ -364,3 +364,21 @@ describe('saved queries - preferred fields are the default projection', () => {
     expect(fixed.meta?.defaultFields).toEqual([]);
   });
 });
+
+describe('saved queries - rate limits', () => {
+  it('saved queries - a saved-query call counts against its base tool, and is limited with it', async () => {
+    const alice = await as('support_bot', 'alice');
+    const descriptor = ordersResource({ endpoint: proxy.url, index: ORDERS_INDEX });
+    await h.publishBundle([{ descriptor, version: 1 }], 2, {
+      searchRateLimit: { requests: 2, perSeconds: 3_600 },
+    });
+    // Base-tool searches use up the limit…
+    await eventually(async () => {
+      const answer = await callAs('es_orders_search', { limit: 1 }, alice);
+      return answer.error?.code === 'RATE_LIMITED' ? true : undefined;
+    });
+    // …so the saved query over the same tool is limited too (its own name has no limit).
+    const limited = await callAs('sq_orders_in_status', { status: 'paid', how_many: 1 }, alice);
+    expect(limited.error).toMatchObject({ code: 'RATE_LIMITED', category: 'retryable' });
+  });
+});
