@@ -282,7 +282,8 @@ export type CallCompleted = Message<"tollgate.events.v1.CallCompleted"> & {
 
   /**
    * Arguments of `tool` with redaction applied: for a saved-query call, the base-tool arguments
-   * the saved query expanded to (never the preferred fields defaulted in; see meta).
+   * the saved query expanded to. Preferred fields defaulted in are not added here (they are in
+   * meta.default_fields), except for a call run after approval, which records what was approved.
    *
    * @generated from field: google.protobuf.Struct arguments = 8;
    */
