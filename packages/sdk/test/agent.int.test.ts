@@ -129,6 +129,7 @@ describe('agent - answering with tools', () => {
       task: 'What is the status of order ORD-1003?',
       sessionId,
       memory,
+      endSession: true,
       onStep: (step) => {
         seen.push(step);
       },
@@ -243,6 +244,7 @@ describe('agent - answering with tools', () => {
       sessionId,
       maxSteps: 3,
       memory,
+      endSession: true,
     });
     expect(run.status).toBe('step_limit');
     expect(run.answer).toBeNull();
@@ -411,7 +413,7 @@ describe('agent - sessions', () => {
     const server = await startModel(createDemoScript());
     const memory = new InMemorySessionStore();
     const sessionId = uniqueName('s');
-    // One conversation over several runs: the runs leave the session open.
+    // One conversation over several runs: by default a run leaves the session open.
     const endSession = false;
     await runAgent({
       client,
@@ -419,8 +421,8 @@ describe('agent - sessions', () => {
       task: 'order ORD-1002?',
       sessionId,
       memory,
-      endSession,
     });
+    expect((await memory.load(sessionId))?.ended).toBeUndefined();
     const second = await runAgent({
       client,
       llm: llmOf(server),
@@ -463,7 +465,14 @@ describe('agent - sessions', () => {
     const memory = new InMemorySessionStore();
     const answered = await startModel(createDemoScript());
     const sessionId = uniqueName('s');
-    await runAgent({ client, llm: llmOf(answered), task: 'order ORD-1002?', sessionId, memory });
+    await runAgent({
+      client,
+      llm: llmOf(answered),
+      task: 'order ORD-1002?',
+      sessionId,
+      memory,
+      endSession: true,
+    });
     const asked = answered.requests.length;
     await expect(
       runAgent({ client, llm: llmOf(answered), task: 'again?', sessionId, memory }),
@@ -486,7 +495,14 @@ describe('agent - sessions', () => {
     });
     const failed = uniqueName('s');
     await expect(
-      runAgent({ client, llm: llmOf(failing), task: 'orders', sessionId: failed, memory }),
+      runAgent({
+        client,
+        llm: llmOf(failing),
+        task: 'orders',
+        sessionId: failed,
+        memory,
+        endSession: true,
+      }),
     ).rejects.toBeInstanceOf(RetryableError);
     expect((await memory.load(failed))?.ended).toEqual({ outcome: 'failed' });
     await failing.close();
@@ -504,6 +520,7 @@ describe('agent - sessions', () => {
         task: 'orders',
         sessionId: abandoned,
         memory,
+        endSession: true,
         signal: abort.signal,
         onStep: () => abort.abort(),
       }),

@@ -84,7 +84,7 @@ export function registerChat(program: Command, run: ActionRunner): void {
             sessionId,
             maxSteps,
             systemPrompt: promptWithPreferences(DEFAULT_SYSTEM_PROMPT, remembered),
-            ...(memory ? { memory, endSession: false } : {}),
+            ...(memory ? { memory } : {}),
             ...(waitMs > 0 ? { completionWaitMs: waitMs } : {}),
             onStep: (step) => {
               if (step.toolCalls.length > 0) ctx.out.line(renderStep(step, ctx.out.style));

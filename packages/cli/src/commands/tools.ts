@@ -82,6 +82,7 @@ export function plainTool(tool: Tool) {
     inputSchema: tool.inputSchema,
     format: tool.format,
     rendering: tool.rendering,
+    ...(tool.savedQuery ? { savedQuery: tool.savedQuery } : {}),
   };
 }
 
@@ -104,6 +105,10 @@ function renderTools(ctx: CliContext, agent: string, tools: readonly Tool[]): st
 
 /** One line: which fields it filters on, shows, writes or aggregates (operators in --json). */
 export function allows(tool: Tool): string {
+  if (tool.savedQuery) {
+    const parameters = Object.keys((tool.inputSchema.properties as object | undefined) ?? {});
+    return `saved query: ${tool.savedQuery.baseTool}(${parameters.join(', ')})`;
+  }
   const shape = toolShape(tool.inputSchema);
   const parts: string[] = [];
   const filters = Object.keys(shape.filters);

@@ -60,11 +60,12 @@ export interface RunAgentOptions {
   completionWaitMs?: number;
   signal?: AbortSignal;
   /**
-   * End the session in `memory` when the run is over (default true, when the store can end
-   * sessions): SUCCEEDED when the model answered, FAILED when the run failed or the step limit
-   * ran out, ABANDONED when `signal` aborted it. An ended session takes no more runs; callers
-   * that continue one session over several runs (a chat) pass false and end it themselves
-   * (`SessionStore.end`). Ending never fails the run: a failure goes to `onWarning`.
+   * End the session in `memory` when the run is over (default false: a session is usually a
+   * conversation of several runs, and an ended session takes no more): SUCCEEDED when the
+   * model answered, FAILED when the run failed or the step limit ran out, ABANDONED when
+   * `signal` aborted it. A session that succeeded with several tool calls is proposed as a
+   * skill. Pass true for one-task sessions; conversations end themselves (`SessionStore.end`).
+   * Ending never fails the run: a failure goes to `onWarning`.
    */
   endSession?: boolean;
   /** Told what went wrong without failing the run (e.g. the session could not be ended). */
@@ -178,7 +179,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   };
   /** Ends the stored session (when there is one to end and the run may); never throws. */
   const end = async (outcome: SessionEndOutcome): Promise<AgentSessionEnd | undefined> => {
-    if (!memory?.end || options.endSession === false || version === 0 || memoryFailed) {
+    if (!memory?.end || options.endSession !== true || version === 0 || memoryFailed) {
       return undefined;
     }
     try {
