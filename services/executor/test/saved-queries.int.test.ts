@@ -1,9 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallStatus } from '@tollgate/contracts/call/v1';
 import { DecisionEffect } from '@tollgate/contracts/policy/v1';
+import { ToolValidatorCache, narrowToDeclared, savedQueryTool } from '@tollgate/core';
 import type { PublishedFieldPreference, PublishedSavedQuery } from '@tollgate/core';
+import { LocalDecider, compileBundle } from '@tollgate/policy';
 import { EventTypes } from '@tollgate/kit';
-import { ordersResource, seedOrders } from '../../../test/fixtures/orders.js';
+import {
+  ordersAgents,
+  ordersPolicy,
+  ordersResource,
+  seedOrders,
+} from '../../../test/fixtures/orders.js';
 import { eventually } from '../../../test/support/infra.js';
 import { startEsProxy } from '../../../test/security/support/es-proxy.js';
 import type { EsProxy } from '../../../test/security/support/es-proxy.js';
@@ -96,6 +103,29 @@ async function callAs(
   options: CallOptions = {},
 ): Promise<Outcome> {
   return h.call(tool, args as never, { ...onOrders, ...who, ...options });
+}
+
+/** The version the synthesizer computes for a saved query offered to support_bot. */
+function offeredVersion(query: PublishedSavedQuery, who: { user: string }): string {
+  const descriptor = ordersResource({ endpoint: proxy.url, index: ORDERS_INDEX });
+  const compiled = compileBundle({
+    tenant: 'team-a',
+    version: 1,
+    agents: ordersAgents('team-a'),
+    policies: [ordersPolicy({ tenant: 'team-a' })],
+    resources: [{ descriptor, version: 1 }],
+  });
+  if (!compiled.ok) throw new Error('bundle');
+  const decider = new LocalDecider();
+  decider.load(compiled.bundle);
+  const principal = { tenant: 'team-a', agent: 'support_bot', environment: 'prod', ...who };
+  const permissions = narrowToDeclared(decider.permissionSet(principal, 'es_orders'), descriptor);
+  const base = new ToolValidatorCache()
+    .toolSet({ ...descriptor, version: 1 }, permissions)
+    .validator('es_orders_search');
+  const made = savedQueryTool(base!, query);
+  if ('unusable' in made) throw new Error(made.unusable);
+  return made.version;
 }
 
 beforeAll(async () => {
@@ -279,6 +309,9 @@ describe('saved queries - sq_<name> tools run as their base tool', () => {
     expect(asBase.error?.code).toBe('UNKNOWN_TOOL');
     const fresh = await callAs('sq_orders_in_status', args, alice, { toolVersion: version });
     expect(fresh.status).toBe('ok');
+    // The version is core's savedQueryTool over the principal's own base tool — what the
+    // synthesizer offers (same bundle, same narrowing, default synthesis options).
+    expect(version).toBe(offeredVersion(inStatus, { user: 'alice' }));
     // A new approved revision is a new tool version.
     await h.putMemory({ ...inStatus, revision: 4, contentHash: '6'.repeat(64) });
     const moved = await eventually(async () => {
