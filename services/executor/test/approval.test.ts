@@ -96,6 +96,19 @@ describe('approval - a decision may run only the call it was made for', () => {
     expect(readParked(bytes({ ...parked(), operation: 'drop_index' }))).toBeUndefined();
     expect(readParked(bytes({ ...parked(), principal: { tenant: 'team-a' } }))).toBeUndefined();
     expect(readParked(new TextEncoder().encode('not json'))).toBeUndefined();
+    const savedQuery = {
+      id: 'cap-1',
+      name: 'refund_order',
+      revision: 2,
+      contentHash: 'h',
+      tool: 'sq_refund_order',
+      toolVersion: 'v-sq',
+      baseTool: 'es_orders_write',
+    };
+    expect(readParked(bytes({ ...parked(), savedQuery }))).toEqual({ ...parked(), savedQuery });
+    expect(
+      readParked(bytes({ ...parked(), savedQuery: { ...savedQuery, revision: '2' } })),
+    ).toBeUndefined();
   });
 });
 
