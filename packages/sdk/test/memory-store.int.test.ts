@@ -161,6 +161,7 @@ describe('memory store - gRPC sessions', () => {
         task: 'order ORD-1000?',
         sessionId,
         memory: store,
+        endSession: true,
       });
       expect(run.steps.map((s) => s.sessionVersion)).toEqual([1, 2]);
       const snapshot = readSnapshot(sessionId, sessions.get(sessionId)!.state!);
@@ -207,6 +208,7 @@ describe('memory store - gRPC sessions', () => {
         task: 'order ORD-1000?',
         sessionId,
         memory: store,
+        endSession: true,
         onWarning: (message) => warnings.push(message),
       });
       expect(run.status).toBe('answered');
