@@ -64,6 +64,7 @@ export function readCallCompleted(data: Uint8Array): CallReading {
       arguments: c.arguments ?? {},
       ok: c.status === CallStatus.OK,
       at,
+      viaSavedQuery: c.savedQuery !== undefined,
     },
   };
 }

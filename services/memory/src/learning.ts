@@ -30,6 +30,11 @@ export interface CompletedCall {
   ok: boolean;
   /** When the call completed, ms since epoch. */
   at: number;
+  /**
+   * The call ran through one of the owner's saved queries: its shape and fields are the saved
+   * query's, not a new habit, so only the resource's frequency is learnt from it.
+   */
+  viaSavedQuery: boolean;
 }
 
 export interface LearnerSettings {
@@ -76,6 +81,7 @@ export class Learner {
       text: `Usually queries ${call.resource}.`,
       score,
     }));
+    if (call.viaSavedQuery) return lesson;
     const fields = requestedFields(call.arguments);
     if (fields.length > 0) {
       await this.#frequency(call, `fields:${call.tool}:${fields.join(',')}`, lesson, (score) => ({

@@ -34,6 +34,7 @@ describe('call events - reading call.completed', () => {
         arguments: { limit: 5 },
         ok: true,
         at: 1_000,
+        viaSavedQuery: false,
       },
     });
   });

@@ -20,6 +20,7 @@ interface CallSpec {
   status?: CallStatus;
   at?: number;
   callId?: string;
+  savedQuery?: string;
 }
 
 function callEvent(h: MemoryHarness, spec: CallSpec): EventEnvelope {
@@ -39,6 +40,17 @@ function callEvent(h: MemoryHarness, spec: CallSpec): EventEnvelope {
       resource: spec.resource ?? 'es_orders',
       arguments: spec.args,
       status: spec.status ?? CallStatus.OK,
+      ...(spec.savedQuery
+        ? {
+            savedQuery: {
+              id: `sq-${spec.savedQuery}`,
+              name: spec.savedQuery,
+              revision: 1,
+              contentHash: 'h',
+              tool: `sq_${spec.savedQuery}`,
+            },
+          }
+        : {}),
     },
   });
   if (spec.at !== undefined) event.occurredAt = timestampFromMs(spec.at);
@@ -183,6 +195,18 @@ describe('learning - from call.completed', () => {
     ).toEqual([]);
   });
 
+  it('learning - calls through a saved query teach the resource only, never a new candidate or fields', async () => {
+    const user = 'via-saved-query';
+    await publishAndLearn(
+      h,
+      ['o-1', 'o-2', 'o-3', 'o-4'].map((id) => ({ user, args: byId(id), savedQuery: 'by_id' })),
+    );
+    const erin = await h.client({ agent: 'console', user });
+    expect((await erin.listCandidates({ agent: 'bot' })).candidates).toEqual([]);
+    const facts = (await erin.listPreferences({ agent: 'bot' })).preferences.map((p) => p.key);
+    expect(facts).toEqual(['frequent_resource:es_orders']);
+  });
+
   it('learning - a redelivered event and a duplicated call count once', async () => {
     const event = callEvent(h, { user: 'carol', args: byId('x-1') });
     await h.publishCall(event);
@@ -212,6 +236,7 @@ describe('learning - from call.completed', () => {
       arguments: byId('x-1'),
       ok: true,
       at: Date.now(),
+      viaSavedQuery: false,
     });
     const signal = await h.store.signals.findOne({
       tenant: h.tenant,

@@ -191,6 +191,7 @@ describe('races - learning', () => {
       arguments: { filters: [{ field: 'id', op: 'eq', value: id }] } as JsonObject,
       ok: true,
       at: at + i,
+      viaSavedQuery: false,
     }));
     // Every event five times at once; a delivery that lost every attempt is redelivered.
     const deliveries = calls.flatMap((call) => times(5, () => h.memory.learner.learn(call)));
