@@ -41,6 +41,19 @@ describe('cli - command line', () => {
     expect(extra.code).toBe(2);
   });
 
+  it('cli - memory commands name whose memory and refuse an unknown status', async () => {
+    const missing = await cli(['memory', 'candidates', 'ls']);
+    expect([missing.code, missing.stderr]).toEqual([
+      2,
+      "tollgate: required option '--for <agent>' not specified\n",
+    ]);
+    const status = await cli(['memory', 'saved-queries', '--for', 'support', '--status', 'maybe']);
+    expect(status.code).toBe(2);
+    expect(status.stderr).toMatch(/^tollgate: --status: .*approved, proposed, rejected/);
+    const group = await cli(['memory']);
+    expect(group.code).toBe(2);
+  });
+
   it('cli - bad JSON in --args is refused before anything is sent', async () => {
     const run = await cli([
       '--json',
