@@ -10,6 +10,7 @@ import { ApprovalStatus, PolicyService } from '@tollgate/contracts/policy/v1';
 import { generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
 import type { IssuerKeys } from '@tollgate/core';
 import { EVENTS_STREAM, EventTypes, connectBus, connectMongo } from '@tollgate/kit';
+import { bundleText } from '@tollgate/policy';
 import { startService } from '../../../test/support/process.js';
 import type { RunningService } from '../../../test/support/process.js';
 import {
@@ -98,7 +99,7 @@ describe('process', () => {
       expect(applied.bundleVersion).toBe(1);
       const kv = await new Kvm(nc).open(bundlesBucket);
       const entry = await kv.get(tenant);
-      expect(JSON.parse(new TextDecoder().decode(entry?.value))).toMatchObject({
+      expect(JSON.parse(bundleText(entry!.value))).toMatchObject({
         tenant,
         version: 1,
       });

@@ -35,5 +35,9 @@ export function bundleText(bytes: Uint8Array): string {
       );
     }
   }
-  return new TextDecoder('utf-8', { fatal: true }).decode(json);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(json);
+  } catch (err) {
+    throw new Error(`bundle is not valid JSON: ${(err as Error).message}`);
+  }
 }
