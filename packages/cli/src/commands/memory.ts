@@ -16,6 +16,7 @@ import type { ActionRunner } from '../cli.js';
 import type { CliContext } from '../context.js';
 import { CLI_AGENT } from '../context.js';
 import { renderFields, renderTable } from '../output/table.js';
+import type { Column } from '../output/table.js';
 import { short } from '../render/diff.js';
 import { oneOf } from './parse.js';
 
@@ -27,12 +28,9 @@ interface MemoryOptions {
   user?: string;
 }
 
-const CANDIDATE_STATUSES = ['pending', 'confirmed', 'rejected'] as const;
-const REVISION_STATUSES = ['approved', 'proposed', 'rejected'] as const;
-
 /**
  * `tollgate memory prefs ls | forget ID`, `memory candidates ls | confirm ID | reject ID`,
- * `memory saved-queries ls`, `memory skills ls`. A person reviews through the CLI's own agent
+ * `memory saved-queries`, `memory skills`. A person reviews through the CLI's own agent
  * (`tollgate-cli`), so what an agent proposed is never confirmed by that agent itself.
  */
 export function registerMemory(program: Command, run: ActionRunner): void {
@@ -83,39 +81,26 @@ export function registerMemory(program: Command, run: ActionRunner): void {
   const candidates = memory
     .command('candidates')
     .description('what memory proposes to remember, waiting for a person');
-  scoped(candidates.command('ls').description('candidates (pending unless --status)'))
-    .option('--status <status>', CANDIDATE_STATUSES.join(', '))
-    .action(
-      run(async (ctx, options: MemoryOptions & { status?: string }) => {
-        const status = oneOf('--status', options.status ?? 'pending', CANDIDATE_STATUSES);
-        const client = await memoryClient(ctx, options);
-        const items = await pages((pageToken) =>
-          client
-            .listCandidates({
-              agent: options.for,
-              status: CANDIDATE_STATUS[status],
-              pageSize: 100,
-              pageToken,
-            })
-            .then((r) => ({ items: r.candidates, next: r.nextPageToken })),
-        );
-        ctx.out.result({ candidates: items.map((c) => toJson(CandidateSchema, c)) }, () =>
-          items.length === 0
-            ? `no ${status} candidates for ${options.for}`
-            : renderTable(
-                [
-                  { header: 'ID', cell: (c: Candidate) => c.id, max: 36 },
-                  { header: 'KIND', cell: (c) => label(CandidateKind[c.kind]) },
-                  { header: 'USER', cell: (c) => c.user || '(all)' },
-                  { header: 'CONFIDENCE', cell: (c) => c.confidence.toFixed(2) },
-                  { header: 'SUMMARY', cell: (c) => c.summary, max: 70 },
-                ],
-                items,
-                ctx.out.style,
-              ),
-        );
-      }),
-    );
+  listByStatus(
+    scoped(candidates.command('ls').description('candidates (pending unless --status)')),
+    run,
+    {
+      what: 'candidates',
+      statuses: CANDIDATE_STATUS,
+      fetch: async (client, agent, status, pageToken) => {
+        const r = await client.listCandidates({ agent, status, pageSize: 100, pageToken });
+        return { items: r.candidates, next: r.nextPageToken };
+      },
+      json: (c: Candidate) => toJson(CandidateSchema, c),
+      columns: [
+        { header: 'ID', cell: (c) => c.id, max: 36 },
+        { header: 'KIND', cell: (c) => label(CandidateKind[c.kind]) },
+        { header: 'USER', cell: (c) => c.user || '(all)' },
+        { header: 'CONFIDENCE', cell: (c) => c.confidence.toFixed(2) },
+        { header: 'SUMMARY', cell: (c) => c.summary, max: 70 },
+      ],
+    },
+  );
   scoped(
     candidates
       .command('confirm')
@@ -168,86 +153,104 @@ export function registerMemory(program: Command, run: ActionRunner): void {
       }),
     );
 
-  scoped(
-    memory
-      .command('saved-queries')
-      .description('saved queries (approved unless --status); approved ones are offered as tools'),
-  )
-    .option('--status <status>', REVISION_STATUSES.join(', '))
-    .action(
-      run(async (ctx, options: MemoryOptions & { status?: string }) => {
-        const status = oneOf('--status', options.status ?? 'approved', REVISION_STATUSES);
-        const client = await memoryClient(ctx, options);
-        const items = await pages((pageToken) =>
-          client
-            .listSavedQueries({
-              agent: options.for,
-              status: REVISION_STATUS[status],
-              pageSize: 100,
-              pageToken,
-            })
-            .then((r) => ({ items: r.savedQueries, next: r.nextPageToken })),
-        );
-        ctx.out.result({ savedQueries: items.map((q) => toJson(SavedQuerySchema, q)) }, () =>
-          items.length === 0
-            ? `no ${status} saved queries for ${options.for}`
-            : renderTable(
-                [
-                  { header: 'TOOL', cell: (q: SavedQuery) => `sq_${q.name}` },
-                  { header: 'REV', cell: (q) => String(q.revision) },
-                  { header: 'RUNS', cell: (q) => q.tool },
-                  { header: 'PARAMETERS', cell: (q) => q.parameters.map((p) => p.name).join(', ') },
-                  { header: 'FIXED', cell: (q) => short(q.arguments ?? {}, 50) },
-                  { header: 'USER', cell: (q) => q.user || '(all)' },
-                ],
-                items,
-                ctx.out.style,
-              ),
-        );
-      }),
-    );
+  listByStatus(
+    scoped(
+      memory
+        .command('saved-queries')
+        .description(
+          'saved queries (approved unless --status); approved ones are offered as tools',
+        ),
+    ),
+    run,
+    {
+      what: 'saved queries',
+      key: 'savedQueries',
+      statuses: REVISION_STATUS,
+      fetch: async (client, agent, status, pageToken) => {
+        const r = await client.listSavedQueries({ agent, status, pageSize: 100, pageToken });
+        return { items: r.savedQueries, next: r.nextPageToken };
+      },
+      json: (q: SavedQuery) => toJson(SavedQuerySchema, q),
+      columns: [
+        { header: 'TOOL', cell: (q) => `sq_${q.name}` },
+        { header: 'REV', cell: (q) => String(q.revision) },
+        { header: 'RUNS', cell: (q) => q.tool },
+        { header: 'PARAMETERS', cell: (q) => q.parameters.map((p) => p.name).join(', ') },
+        { header: 'FIXED', cell: (q) => short(q.arguments ?? {}, 50) },
+        { header: 'USER', cell: (q) => q.user || '(all)' },
+      ],
+    },
+  );
 
-  scoped(memory.command('skills').description('skills (approved unless --status)'))
-    .option('--status <status>', REVISION_STATUSES.join(', '))
-    .action(
-      run(async (ctx, options: MemoryOptions & { status?: string }) => {
-        const status = oneOf('--status', options.status ?? 'approved', REVISION_STATUSES);
-        const client = await memoryClient(ctx, options);
-        const items = await pages((pageToken) =>
-          client
-            .listSkills({
-              agent: options.for,
-              status: REVISION_STATUS[status],
-              pageSize: 100,
-              pageToken,
-            })
-            .then((r) => ({ items: r.skills, next: r.nextPageToken })),
-        );
-        ctx.out.result({ skills: items.map((s) => toJson(SkillSchema, s)) }, () =>
-          items.length === 0
-            ? `no ${status} skills for ${options.for}`
-            : renderTable(
-                [
-                  { header: 'NAME', cell: (s: Skill) => s.name },
-                  { header: 'REV', cell: (s) => String(s.revision) },
-                  { header: 'TOOLS', cell: (s) => s.tools.join(', ') },
-                  { header: 'DESCRIPTION', cell: (s) => s.description, max: 60 },
-                ],
-                items,
-                ctx.out.style,
-              ),
-        );
-      }),
-    );
+  listByStatus(
+    scoped(memory.command('skills').description('skills (approved unless --status)')),
+    run,
+    {
+      what: 'skills',
+      statuses: REVISION_STATUS,
+      fetch: async (client, agent, status, pageToken) => {
+        const r = await client.listSkills({ agent, status, pageSize: 100, pageToken });
+        return { items: r.skills, next: r.nextPageToken };
+      },
+      json: (s: Skill) => toJson(SkillSchema, s),
+      columns: [
+        { header: 'NAME', cell: (s) => s.name },
+        { header: 'REV', cell: (s) => String(s.revision) },
+        { header: 'TOOLS', cell: (s) => s.tools.join(', ') },
+        { header: 'DESCRIPTION', cell: (s) => s.description, max: 60 },
+      ],
+    },
+  );
 }
 
-const CANDIDATE_STATUS: Record<(typeof CANDIDATE_STATUSES)[number], CandidateStatus> = {
+type MemoryClient = Awaited<ReturnType<typeof memoryClient>>;
+
+/**
+ * One listing command: `--status` (the first of `statuses` by default), every page fetched, a
+ * table for people and `{ <key>: [...] }` for --json.
+ */
+function listByStatus<Row, S>(
+  command: Command,
+  run: ActionRunner,
+  spec: {
+    what: string;
+    /** The --json member (default: `what`). */
+    key?: string;
+    statuses: Record<string, S>;
+    fetch(
+      client: MemoryClient,
+      agent: string,
+      status: S,
+      pageToken: string,
+    ): Promise<{ items: Row[]; next: string }>;
+    json(row: Row): unknown;
+    columns: ReadonlyArray<Column<Row>>;
+  },
+): void {
+  const names = Object.keys(spec.statuses);
+  command.option('--status <status>', names.join(', ')).action(
+    run(async (ctx, options: MemoryOptions & { status?: string }) => {
+      const status = oneOf('--status', options.status ?? names[0]!, names);
+      const client = await memoryClient(ctx, options);
+      const items = await pages((token) =>
+        spec.fetch(client, options.for, spec.statuses[status] as S, token),
+      );
+      ctx.out.result({ [spec.key ?? spec.what]: items.map(spec.json) }, () =>
+        items.length === 0
+          ? `no ${status} ${spec.what} for ${options.for}`
+          : renderTable(spec.columns, items, ctx.out.style),
+      );
+    }),
+  );
+}
+
+const CANDIDATE_STATUS: Record<string, CandidateStatus> = {
   pending: CandidateStatus.PENDING,
   confirmed: CandidateStatus.CONFIRMED,
   rejected: CandidateStatus.REJECTED,
 };
 
-const REVISION_STATUS: Record<(typeof REVISION_STATUSES)[number], RevisionStatus> = {
+const REVISION_STATUS: Record<string, RevisionStatus> = {
   approved: RevisionStatus.APPROVED,
   proposed: RevisionStatus.PROPOSED,
   rejected: RevisionStatus.REJECTED,
