@@ -81,6 +81,26 @@ export type {
 } from './connector/types.js';
 export { parseCredentialSecret } from './connector/credential.js';
 export type { Credential, CredentialResolver } from './connector/credential.js';
+export { parseCredentialRef, renderCredentialRef } from './connector/credential-ref.js';
+export type {
+  CredentialRefParse,
+  CredentialRefParts,
+  CredentialRefScheme,
+} from './connector/credential-ref.js';
+export {
+  DEFAULT_CREDENTIAL_NAMESPACES,
+  UNRESTRICTED_CREDENTIAL_NAMESPACES,
+  checkCredentialNamespace,
+  credentialNamespacePrefixes,
+  describeCredentialPrefixes,
+  parseCredentialNamespaces,
+} from './connector/credential-namespace.js';
+export type {
+  CredentialNamespaceRule,
+  CredentialNamespaceVerdict,
+  CredentialNamespaces,
+  CredentialScope,
+} from './connector/credential-namespace.js';
 export { UpstreamError, isUpstreamError } from './connector/upstream-error.js';
 export type { UpstreamErrorOptions } from './connector/upstream-error.js';
 export { filterOpsFor, isNumericType, isOrderedType } from './connector/field-rules.js';
