@@ -35,6 +35,10 @@ export type { ServiceName } from './endpoints.js';
 export { createCredentialResolver } from './credentials/resolver.js';
 export type { CredentialResolverOptions } from './credentials/resolver.js';
 export {
+  announceCredentialNamespaces,
+  credentialNamespacesConfig,
+} from './credentials/namespaces.js';
+export {
   EVENT_SCHEMA_VERSION,
   decodeEnvelope,
   encodeEnvelope,

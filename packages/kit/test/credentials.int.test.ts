@@ -94,8 +94,42 @@ describe('credentials', () => {
       await expect(resolve(ref)).rejects.toMatchObject({ code: 'CREDENTIAL_UNAVAILABLE', message });
     }
     const noVault = createCredentialResolver({ env: {} });
+    await expect(noVault('vault://secret')).rejects.toThrow(
+      'Credential vault:// reference is unavailable: the reference is malformed (expected vault://<mount>/<path>[#key]).',
+    );
     await expect(noVault('vault://secret/x')).rejects.toThrow(
       'VAULT_ADDR and VAULT_TOKEN must be set',
     );
+  });
+
+  it('credentials - what the namespace parse refuses is never fetched (no traversal by the URL parser or the OS)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tg-cred-'));
+    await writeFile(join(dir, 'es.json'), '{"token":"canary-tok-5"}\n');
+    const resolve = createCredentialResolver({
+      env: { 'A.B': 'canary-env-6', VAULT_ADDR: vaultAddr, VAULT_TOKEN: 'root-token' },
+      baseDir: join(dir, 'sub'),
+      cacheTtlMs: 0,
+    });
+    const before = requests;
+    const cases: Array<[string, string]> = [
+      // fetch() would normalise /data/team-b/x/../../team-a/es-orders to team-a's secret
+      [
+        'vault://secret/team-b/x/../../team-a/es-orders',
+        'it has a path segment made of dots (. or ..)',
+      ],
+      ['vault://secret/team-b/%2e%2e/team-a/es-orders', 'it holds a percent-encoded character (%)'],
+      ['vault://secret/team-a/api#apiKey#x', 'it has more than one #'],
+      ['file://../es.json', 'it has a path segment made of dots (. or ..)'],
+      [`file://${dir}//es.json`, 'it has an empty path segment'],
+      ['env://A.B', 'the variable name must match [A-Za-z_][A-Za-z0-9_]*'],
+    ];
+    for (const [ref, problem] of cases) {
+      const scheme = ref.split('://')[0];
+      await expect(resolve(ref)).rejects.toMatchObject({
+        code: 'CREDENTIAL_UNAVAILABLE',
+        message: `Credential ${scheme}:// reference is unavailable: the reference is malformed (${problem}).`,
+      });
+    }
+    expect(requests).toBe(before);
   });
 });

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
-import { TollgateError, parseCredentialSecret } from '@tollgate/core';
+import { resolve } from 'node:path';
+import { TollgateError, parseCredentialRef, parseCredentialSecret } from '@tollgate/core';
 import type { Credential, CredentialResolver } from '@tollgate/core';
 
 export interface CredentialResolverOptions {
@@ -28,8 +28,9 @@ function describeRef(ref: string): string {
 
 /**
  * Resolves `env://VAR`, `file://path` and `vault://mount/path#key` (HashiCorp Vault KV v2)
- * just in time, with a short cache. Errors say which reference kind failed and why, never
- * the secret.
+ * just in time, with a short cache. It reads exactly what core's `parseCredentialRef` parsed —
+ * the parse credential namespaces are checked on — and refuses what that parse refuses (`..`,
+ * percent-encoding, …). Errors say which reference kind failed and why, never the secret.
  */
 export function createCredentialResolver(
   options: CredentialResolverOptions = {},
@@ -40,21 +41,25 @@ export function createCredentialResolver(
   const doFetch = options.fetch ?? fetch;
 
   async function readSecret(ref: string): Promise<string> {
-    const match = /^(env|file|vault):\/\/(.+)$/.exec(ref);
-    if (!match)
+    const parsed = parseCredentialRef(ref);
+    if (!parsed.ok && parsed.scheme === undefined)
       throw new TollgateError(
         'CREDENTIAL_UNAVAILABLE',
         'Credential reference has an unknown scheme (expected env://, file:// or vault://).',
       );
-    const [, scheme, rest] = match as unknown as [string, string, string];
-    if (scheme === 'env') {
-      const value = env[rest];
+    if (!parsed.ok) throw unavailable(ref, `the reference is malformed (${parsed.problem})`);
+    const parts = parsed.parts;
+    if (parts.scheme === 'env') {
+      const value = env[parts.name];
       if (value === undefined || value === '')
-        throw unavailable(ref, `environment variable ${rest} is not set`);
+        throw unavailable(ref, `environment variable ${parts.name} is not set`);
       return value;
     }
-    if (scheme === 'file') {
-      const path = isAbsolute(rest) ? rest : resolve(options.baseDir ?? process.cwd(), rest);
+    if (parts.scheme === 'file') {
+      const relative = parts.segments.join('/');
+      const path = parts.absolute
+        ? `/${relative}`
+        : resolve(options.baseDir ?? process.cwd(), relative);
       try {
         return await readFile(path, 'utf8');
       } catch (err) {
@@ -64,20 +69,15 @@ export function createCredentialResolver(
         );
       }
     }
-    return readVault(rest);
+    return readVault(parts.segments, parts.key);
   }
 
-  async function readVault(rest: string): Promise<string> {
+  async function readVault(segments: string[], key: string | undefined): Promise<string> {
     const address = options.vault?.address ?? env.VAULT_ADDR;
     const token = options.vault?.token ?? env.VAULT_TOKEN;
     if (!address || !token) throw unavailable('vault://', 'VAULT_ADDR and VAULT_TOKEN must be set');
-    const [path = '', key] = rest.split('#');
-    const slash = path.indexOf('/');
-    if (slash <= 0 || slash === path.length - 1)
-      throw unavailable('vault://', 'expected vault://<mount>/<path>[#key]');
-    const mount = path.slice(0, slash);
-    const secretPath = path.slice(slash + 1);
-    const url = `${address.replace(/\/$/, '')}/v1/${encodeURIComponent(mount)}/data/${secretPath.split('/').map(encodeURIComponent).join('/')}`;
+    const [mount = '', ...secretPath] = segments;
+    const url = `${address.replace(/\/$/, '')}/v1/${encodeURIComponent(mount)}/data/${secretPath.map(encodeURIComponent).join('/')}`;
     let res: Response;
     try {
       res = await doFetch(url, {
