@@ -19,11 +19,13 @@ import type { RpcClient } from '@tollgate/contracts';
 import { RegistryService } from '@tollgate/contracts/registry/v1';
 import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
 import {
+  DEFAULT_CREDENTIAL_NAMESPACES,
   TokenVerifier,
   createConnectorRegistry,
   descriptorHash,
   generateIssuerKeys,
   issuePrincipalToken,
+  parseCredentialNamespaces,
   parsePublishedResource,
 } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
@@ -69,7 +71,10 @@ function descriptor(
     metadata: { name, tenant, environment: 'prod', description, labels },
     spec: {
       type: 'elasticsearch',
-      connection: { endpoint: 'http://es.internal:9200', credentialRef: 'vault://shop/es#api_key' },
+      connection: {
+        endpoint: 'http://es.internal:9200',
+        credentialRef: `vault://secret/${tenant}/prod/es#api_key`,
+      },
       target: { index: name },
       schema: {
         fields: {
@@ -117,6 +122,8 @@ const options = {
   logger,
   connectors,
   credentials: createCredentialResolver(),
+  // the production default: every apply pays for the namespace check
+  credentialNamespaces: parseCredentialNamespaces(DEFAULT_CREDENTIAL_NAMESPACES),
   draftTtlMs: 3_600_000,
   reconcileIntervalMs: 0,
   bucket: `registry_bench_${run}`,

@@ -1,4 +1,4 @@
-import { cfg } from '@tollgate/kit';
+import { cfg, credentialNamespacesConfig } from '@tollgate/kit';
 
 /** Where the dev issuer's keys are created when no trusted-issuers file is configured. */
 export const DEV_ISSUER_FILE = '.tollgate/dev-issuer.json';
@@ -24,4 +24,5 @@ export const registryConfig = {
     1_000,
     86_400_000,
   ),
+  credentialNamespaces: credentialNamespacesConfig,
 };

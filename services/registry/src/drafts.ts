@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { TollgateError, isTollgateError } from '@tollgate/core';
-import type { ConnectorRegistry, CredentialResolver, Principal } from '@tollgate/core';
+import type {
+  ConnectorRegistry,
+  CredentialNamespaces,
+  CredentialResolver,
+  Principal,
+} from '@tollgate/core';
+import { assertCredentialInScope } from './credential-scope.js';
 import type { DraftRecord, DraftStatus, DraftStore } from './draft-store.js';
 import { echoProposal } from './echo.js';
 import { PreconditionFailed } from './errors.js';
@@ -26,6 +32,8 @@ export interface DraftsDeps {
   connectors: ConnectorRegistry;
   /** Resolves credential references just in time; credentials are never stored or returned. */
   credentials: CredentialResolver;
+  /** Which credential references each tenant's resources may name (checked before discovery). */
+  credentialNamespaces: CredentialNamespaces;
   /** How long a draft can be confirmed. */
   ttlMs: number;
   clock?: () => Date;
@@ -132,10 +140,16 @@ export class Drafts {
     const candidate = completeEnvelope(input, scopeOf(principal, {}));
     checkPartial(candidate, required);
     const metadata = candidate.metadata as JsonObject;
-    scopeOf(principal, {
+    const scope = scopeOf(principal, {
       tenant: metadata.tenant as string,
       environment: metadata.environment as string,
     });
+    const connection = (candidate.spec as JsonObject | undefined)?.connection;
+    const ref =
+      typeof connection === 'object' && connection !== null && !Array.isArray(connection)
+        ? connection.credentialRef
+        : undefined;
+    assertCredentialInScope(this.#d.credentialNamespaces, scope, ref);
     return candidate;
   }
 

@@ -1,6 +1,7 @@
 import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
 import { createConnectorRegistry } from '@tollgate/core';
 import {
+  announceCredentialNamespaces,
   bootService,
   createCredentialResolver,
   tokenVerifierFor,
@@ -17,6 +18,7 @@ await bootService({
   mongo: true,
   async start({ config, logger, nc, mongo, grpcServer, lifecycle }) {
     const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUER_FILE, logger);
+    announceCredentialNamespaces(logger, config.credentialNamespaces);
     const connectors = createConnectorRegistry([elasticsearchConnector]);
     const parts = await startRegistry({
       db: (mongo as NonNullable<typeof mongo>).db,
@@ -24,6 +26,7 @@ await bootService({
       logger,
       connectors,
       credentials: createCredentialResolver(),
+      credentialNamespaces: config.credentialNamespaces,
       draftTtlMs: config.draftTtlMs,
       reconcileIntervalMs: config.reconcileIntervalMs,
     });

@@ -5,8 +5,9 @@ import {
   descriptorInvalid,
   validateDescriptor,
 } from '@tollgate/core';
-import type { Principal, ResourceDescriptor } from '@tollgate/core';
+import type { CredentialNamespaces, Principal, ResourceDescriptor } from '@tollgate/core';
 import type { Catalog } from './catalog.js';
+import { assertCredentialInScope } from './credential-scope.js';
 import { diffDocuments } from './diff.js';
 import type { DiffEntry } from './diff.js';
 import {
@@ -80,6 +81,8 @@ export interface RegistryDeps {
   store: ResourceStore;
   catalog: Catalog;
   changes: ChangeSink;
+  /** Which credential references each tenant's resources may name. */
+  credentialNamespaces: CredentialNamespaces;
   clock?: () => Date;
 }
 
@@ -98,18 +101,21 @@ export class Registry {
   readonly #store: ResourceStore;
   readonly #catalog: Catalog;
   readonly #changes: ChangeSink;
+  readonly #namespaces: CredentialNamespaces;
   readonly #clock: () => Date;
 
   constructor(deps: RegistryDeps) {
     this.#store = deps.store;
     this.#catalog = deps.catalog;
     this.#changes = deps.changes;
+    this.#namespaces = deps.credentialNamespaces;
     this.#clock = deps.clock ?? (() => new Date());
   }
 
   /**
    * Validates a Resource descriptor and makes it the next version. Applying what is already
-   * current is a no-op (`unchanged`); applying a deleted resource revives it.
+   * current is a no-op (`unchanged`); applying a deleted resource revives it. A credential
+   * reference outside the tenant's namespace is refused (INVALID_ARGUMENT), dry run or not.
    */
   async apply(
     principal: Principal,
@@ -118,6 +124,7 @@ export class Registry {
   ): Promise<ChangeOutcome> {
     const descriptor = validResource(input);
     const ref = refOfDescriptor(principal, descriptor);
+    assertCredentialInScope(this.#namespaces, ref, descriptor.spec.connection.credentialRef);
     const hash = descriptorHash(descriptor);
     const outcome = await this.#change(principal, ref, options, (latest): Plan => {
       if (latest !== undefined && !latest.deleted && latest.hash === hash)
@@ -184,7 +191,10 @@ export class Registry {
     };
   }
 
-  /** Makes a new version whose descriptor is that of `toVersion` (which may revive a deleted resource). */
+  /**
+   * Makes a new version whose descriptor is that of `toVersion` (which may revive a deleted
+   * resource), unless its credential reference is outside today's namespace.
+   */
   async rollback(
     principal: Principal,
     query: ResourceQuery & { toVersion: number; expectedVersion?: number | undefined },
@@ -197,6 +207,12 @@ export class Registry {
       const target = await this.#store.version(ref, query.toVersion);
       if (target === undefined) throw versionNotFound(ref, query.toVersion, latest.version);
       if (target.deleted) throw rollbackToDeletion(ref, query.toVersion);
+      assertCredentialInScope(
+        this.#namespaces,
+        ref,
+        target.descriptor.spec.connection.credentialRef,
+        query.toVersion,
+      );
       if (query.toVersion === latest.version) throw alreadyCurrent(ref, query.toVersion);
       const { descriptor, hash } = target;
       return {

@@ -1,6 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Db } from 'mongodb';
-import type { ConnectorRegistry, CredentialResolver } from '@tollgate/core';
+import type { ConnectorRegistry, CredentialNamespaces, CredentialResolver } from '@tollgate/core';
 import { EventPublisher, buckets, ensureEventStream, openBucket } from '@tollgate/kit';
 import type { KV, Logger } from '@tollgate/kit';
 import { Catalog } from './catalog.js';
@@ -17,6 +17,8 @@ export interface RegistryServiceOptions {
   logger: Logger;
   connectors: ConnectorRegistry;
   credentials: CredentialResolver;
+  /** Which credential references each tenant's resources may name (checked before anything is stored or discovered). */
+  credentialNamespaces: CredentialNamespaces;
   draftTtlMs: number;
   /** 0 = reconcile only at start-up and when asked. */
   reconcileIntervalMs: number;
@@ -55,6 +57,7 @@ export async function startRegistry(options: RegistryServiceOptions): Promise<Re
     store,
     catalog,
     changes: announceChanges(projector, logger),
+    credentialNamespaces: options.credentialNamespaces,
     clock,
   });
   const drafts = new Drafts({
@@ -62,6 +65,7 @@ export async function startRegistry(options: RegistryServiceOptions): Promise<Re
     registry,
     connectors: options.connectors,
     credentials: options.credentials,
+    credentialNamespaces: options.credentialNamespaces,
     ttlMs: options.draftTtlMs,
     clock,
   });

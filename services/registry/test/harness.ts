@@ -14,8 +14,13 @@ import type { RpcClient } from '@tollgate/contracts';
 import type { EventEnvelope } from '@tollgate/contracts/events/v1';
 import { RegistryService } from '@tollgate/contracts/registry/v1';
 import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
-import { createConnectorRegistry, generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
-import type { IssuerKeys, Principal } from '@tollgate/core';
+import {
+  UNRESTRICTED_CREDENTIAL_NAMESPACES,
+  createConnectorRegistry,
+  generateIssuerKeys,
+  issuePrincipalToken,
+} from '@tollgate/core';
+import type { CredentialNamespaces, IssuerKeys, Principal } from '@tollgate/core';
 import {
   EVENTS_STREAM,
   EventTypes,
@@ -58,16 +63,26 @@ export interface Harness {
   parts: RegistryParts;
   client: RpcClient<typeof RegistryService>;
   /** Another registry instance on the same database and bucket. */
-  startInstance(options?: { clock?: () => Date; draftTtlMs?: number }): Promise<RegistryInstance>;
+  startInstance(options?: InstanceOptions): Promise<RegistryInstance>;
   /** Call options carrying a token for `principal`. */
   as(principal: Principal): Promise<{ metadata: Record<string, string> }>;
   close(): Promise<void>;
 }
 
+export interface InstanceOptions {
+  clock?: () => Date;
+  draftTtlMs?: number;
+  /** Credential namespaces of this instance (default: the harness's). */
+  credentialNamespaces?: CredentialNamespaces;
+}
+
 export interface HarnessOptions {
   clock?: () => Date;
   draftTtlMs?: number;
+  /** What `env://` references read (a test may pass a Proxy to see which variables are read). */
   env?: Record<string, string>;
+  /** Default: unrestricted (tests of credential namespaces pass rules). */
+  credentialNamespaces?: CredentialNamespaces;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -83,9 +98,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const connectors = createConnectorRegistry([elasticsearchConnector]);
   const instances: RegistryInstance[] = [];
 
-  const startInstance = async (
-    o: { clock?: () => Date; draftTtlMs?: number } = {},
-  ): Promise<RegistryInstance> => {
+  const startInstance = async (o: InstanceOptions = {}): Promise<RegistryInstance> => {
     const clock = o.clock ?? options.clock;
     const parts = await startRegistry({
       db: mongo.db,
@@ -93,6 +106,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       logger,
       connectors,
       credentials: createCredentialResolver({ env: options.env ?? {}, cacheTtlMs: 0 }),
+      credentialNamespaces:
+        o.credentialNamespaces ??
+        options.credentialNamespaces ??
+        UNRESTRICTED_CREDENTIAL_NAMESPACES,
       draftTtlMs: o.draftTtlMs ?? options.draftTtlMs ?? 3_600_000,
       reconcileIntervalMs: 0,
       bucket,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResourceChange } from '@tollgate/contracts/events/v1';
-import { parsePublishedResource } from '@tollgate/core';
+import { UNRESTRICTED_CREDENTIAL_NAMESPACES, parsePublishedResource } from '@tollgate/core';
 import type { Principal, PublishedResource } from '@tollgate/core';
 import { EventPublisher, connectBus, createLogger, openBucket, resourceKey } from '@tollgate/kit';
 import {
@@ -173,6 +173,7 @@ describe('projection', () => {
       store,
       catalog: new Catalog(),
       changes: announceChanges(projector, logger),
+      credentialNamespaces: UNRESTRICTED_CREDENTIAL_NAMESPACES,
     });
     await broken.close();
 

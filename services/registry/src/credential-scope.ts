@@ -1,0 +1,38 @@
+/**
+ * The registry's side of credential namespaces: a descriptor may only name a credential
+ * reference inside the namespace of its own tenant and environment (core's rules, configured by
+ * `TOLLGATE_CREDENTIAL_NAMESPACES`). Checked before anything is stored, projected or discovered,
+ * so another tenant's secret is never fetched on a descriptor's behalf.
+ */
+import {
+  TollgateError,
+  checkCredentialNamespace,
+  describeCredentialPrefixes,
+} from '@tollgate/core';
+import type { CredentialNamespaces } from '@tollgate/core';
+import type { Scope } from './scope.js';
+
+export const CREDENTIAL_REF_PATH = 'spec.connection.credentialRef';
+
+/**
+ * INVALID_ARGUMENT at `spec.connection.credentialRef` when `ref` is outside `scope`'s namespace:
+ * the message quotes the reference (never anything else of the descriptor; `version` says which
+ * stored version named it) and lists the prefixes the scope may use. A descriptor without a
+ * reference needs no credential.
+ */
+export function assertCredentialInScope(
+  namespaces: CredentialNamespaces,
+  scope: Scope,
+  ref: unknown,
+  version?: number,
+): void {
+  if (typeof ref !== 'string') return;
+  const verdict = checkCredentialNamespace(namespaces, scope, ref);
+  if (verdict.allowed) return;
+  const expected = `a reference starting with ${describeCredentialPrefixes(verdict.expected)}`;
+  const subject = `${JSON.stringify(ref)}${version === undefined ? '' : ` (of version ${version})`}`;
+  const message = `${subject} is refused: ${verdict.problem}; expected ${expected}`;
+  throw new TollgateError('INVALID_ARGUMENT', `${CREDENTIAL_REF_PATH}: ${message}.`, {
+    details: [{ path: CREDENTIAL_REF_PATH, message, expected, found: ref }],
+  });
+}
