@@ -1,4 +1,4 @@
-import { cfg } from '@tollgate/kit';
+import { cfg, credentialNamespacesConfig } from '@tollgate/kit';
 
 /** Where the dev issuer's keys are created when no trusted-issuers file is configured. */
 export const DEV_ISSUER_FILE = '.tollgate/dev-issuer.json';
@@ -55,4 +55,5 @@ export const executorConfig = {
     'durable consumer of approval.decided shared by all executor instances',
     'executor-approvals',
   ),
+  credentialNamespaces: credentialNamespacesConfig,
 };

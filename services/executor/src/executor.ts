@@ -1,7 +1,7 @@
 import type { CallRequest, CallResult } from '@tollgate/contracts/call/v1';
 import type { Approval } from '@tollgate/contracts/policy/v1';
 import { TollgateError, ToolValidatorCache } from '@tollgate/core';
-import type { ConnectorRegistry, CredentialResolver } from '@tollgate/core';
+import type { ConnectorRegistry, CredentialNamespaces, CredentialResolver } from '@tollgate/core';
 import { publishEnvelope } from '@tollgate/kit';
 import type { EventPublisher, Logger, MemoryProjection } from '@tollgate/kit';
 import { settleApproval } from './approvals.js';
@@ -51,6 +51,8 @@ export interface ExecutorDeps {
   memory: MemoryProjection;
   connectors: ConnectorRegistry;
   credentials: CredentialResolver;
+  /** Which credential references each tenant's resources may name (checked before resolving). */
+  credentialNamespaces: CredentialNamespaces;
   events: EventPublisher;
   idempotency: IdempotencyStore;
   rateLimits: RateLimiter;
@@ -95,6 +97,7 @@ export class Executor {
     this.#runner = new CallRunner({
       connectors: deps.connectors,
       credentials: deps.credentials,
+      credentialNamespaces: deps.credentialNamespaces,
       events: deps.events,
       idempotency: deps.idempotency,
       results: deps.results,

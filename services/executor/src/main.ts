@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
 import { createConnectorRegistry } from '@tollgate/core';
 import {
+  announceCredentialNamespaces,
   bootService,
   createCredentialResolver,
   tokenVerifierFor,
@@ -17,6 +18,7 @@ await bootService({
   mongo: false,
   async start({ config, logger, nc, lifecycle }) {
     const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUER_FILE, logger);
+    announceCredentialNamespaces(logger, config.credentialNamespaces);
     let cursorKey = config.cursorKey;
     if (cursorKey === '') {
       cursorKey = randomBytes(32).toString('base64url');
@@ -31,6 +33,7 @@ await bootService({
       verifier,
       connectors,
       credentials: createCredentialResolver(),
+      credentialNamespaces: config.credentialNamespaces,
       approvalsDurable: config.approvalsDurable,
       settings: {
         cursorKey,

@@ -2,6 +2,7 @@ import type { CallResult } from '@tollgate/contracts/call/v1';
 import { TollgateError, isTollgateError } from '@tollgate/core';
 import type {
   ConnectorRegistry,
+  CredentialNamespaces,
   CredentialResolver,
   Operation,
   PermissionSet,
@@ -38,6 +39,7 @@ export interface RecordedResult {
 export interface RunnerDeps {
   connectors: ConnectorRegistry;
   credentials: CredentialResolver;
+  credentialNamespaces: CredentialNamespaces;
   events: EventPublisher;
   idempotency: IdempotencyStore;
   results: CallResults;
@@ -168,7 +170,15 @@ export class CallRunner {
     const { descriptor } = call.resource;
     const connector = this.#deps.connectors.get(descriptor.spec.type);
     const credentials: CredentialResolver = await this.stage(trail, 'credential', () =>
-      resolveCredential(this.#deps.credentials, descriptor),
+      resolveCredential(
+        {
+          credentials: this.#deps.credentials,
+          namespaces: this.#deps.credentialNamespaces,
+          logger: this.#deps.logger,
+        },
+        descriptor,
+        { tenant: call.principal.tenant, environment: call.principal.environment },
+      ),
     );
     const compiled = await this.stage(trail, 'compile', () =>
       compileCall(connector, call.operation, call.args, {

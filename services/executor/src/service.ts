@@ -1,5 +1,10 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { ConnectorRegistry, CredentialResolver, TokenVerifier } from '@tollgate/core';
+import type {
+  ConnectorRegistry,
+  CredentialNamespaces,
+  CredentialResolver,
+  TokenVerifier,
+} from '@tollgate/core';
 import { EventPublisher, MemoryProjection, ensureEventStream } from '@tollgate/kit';
 import type { Logger } from '@tollgate/kit';
 import { serveExecutor } from './api.js';
@@ -22,6 +27,8 @@ export interface StartExecutorOptions {
   verifier: TokenVerifier;
   connectors: ConnectorRegistry;
   credentials: CredentialResolver;
+  /** Which credential references each tenant's resources may name (`TOLLGATE_CREDENTIAL_NAMESPACES`). */
+  credentialNamespaces: CredentialNamespaces;
   settings: ExecutorSettings;
   /** Durable consumer of `approval.decided` (default `executor-approvals`). */
   approvalsDurable?: string;
@@ -56,6 +63,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Runn
     memory,
     connectors: options.connectors,
     credentials: options.credentials,
+    credentialNamespaces: options.credentialNamespaces,
     events: new EventPublisher(nc),
     idempotency: new IdempotencyStore(buckets.idempotency),
     rateLimits: new RateLimiter(buckets.rateLimits),

@@ -12,6 +12,7 @@ import { ErrorCategory, ErrorCode } from '@tollgate/contracts/common/v1';
 import type { EventEnvelope } from '@tollgate/contracts/events/v1';
 import {
   TokenVerifier,
+  UNRESTRICTED_CREDENTIAL_NAMESPACES,
   createConnectorRegistry,
   descriptorHash,
   generateIssuerKeys,
@@ -19,6 +20,7 @@ import {
   memoryItemKey,
 } from '@tollgate/core';
 import type {
+  CredentialNamespaces,
   IssuerKeys,
   Principal,
   PublishedMemoryItem,
@@ -81,6 +83,8 @@ export interface HarnessOptions {
   settings?: Partial<ExecutorSettings>;
   /** How credential references are resolved (`env` for `env://`, `vault` for `vault://`). */
   credentials?: CredentialResolverOptions;
+  /** Which references each tenant may name (default: unrestricted; namespace tests pass rules). */
+  credentialNamespaces?: CredentialNamespaces;
   /** Start without an executor (tests that start their own). */
   noExecutor?: boolean;
 }
@@ -294,6 +298,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         verifier,
         connectors,
         credentials,
+        credentialNamespaces: options.credentialNamespaces ?? UNRESTRICTED_CREDENTIAL_NAMESPACES,
         settings: { ...DEFAULT_SETTINGS, ...settings },
         buckets: bucketNames,
       });
