@@ -10,8 +10,10 @@ import { Narrator } from './demo.narrator.js';
 
 const env: NodeJS.ProcessEnv = {
   ...process.env,
-  // The local Elasticsearch needs no authentication; the Resource names this variable.
-  TOLLGATE_DEMO_ES_CREDENTIAL: process.env.TOLLGATE_DEMO_ES_CREDENTIAL ?? '{"kind":"none"}',
+  // The local Elasticsearch needs no authentication; the Resource names this variable, which
+  // lies in team-a/prod's credential namespace (TOLLGATE_<TENANT>__<ENVIRONMENT>__…, the default).
+  TOLLGATE_TEAM_A__PROD__ES_ORDERS:
+    process.env.TOLLGATE_TEAM_A__PROD__ES_ORDERS ?? '{"kind":"none"}',
 };
 
 const narrator = new Narrator(env);

@@ -39,7 +39,7 @@ describe('apply - reading descriptors', () => {
       new URL('../../../examples/orders/20-orders.yaml', import.meta.url),
       'utf8',
     );
-    expect(text).toContain('credentialRef: env://TOLLGATE_DEMO_ES_CREDENTIAL');
+    expect(text).toContain('credentialRef: env://TOLLGATE_TEAM_A__PROD__ES_ORDERS');
   });
 
   it('apply - folders are read recursively in name order; multi-document files keep their order', async () => {
