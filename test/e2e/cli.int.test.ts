@@ -11,7 +11,7 @@ import type { TrustedIssuer } from '@tollgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/infra.js';
 import { repoRoot } from '../support/process.js';
-import { parseJson, tollgate, tollgateJson } from './support/cli.js';
+import { E2E_CREDENTIALS, parseJson, tollgate, tollgateJson } from './support/cli.js';
 import { ordersScenario } from './support/scenario.js';
 import type { OrdersScenario } from './support/scenario.js';
 import { bringDown, bringUp } from './support/stack.js';
@@ -316,6 +316,32 @@ describe('e2e - bad input', () => {
     const notDeclared = await tollgate([...as, 'tools', 'ls', '--as', 'later_bot']);
     expect(notDeclared.code).toBe(1);
     expect(notDeclared.stderr).toMatch(/later_bot.*not declared/);
+  });
+
+  it("e2e - apply refuses a resource naming another tenant's credential, in one line, and saves nothing", async () => {
+    const text = await readFile(join(scenario.dir, '20-orders.yaml'), 'utf8');
+    const stolen = join(scratch, 'stolen.yaml');
+    const ref = 'vault://secret/team-b/prod/es-orders#api_key';
+    await writeFile(
+      stolen,
+      text
+        .replace('name: es_orders', 'name: es_stolen')
+        .replace(/credentialRef: \S+/, `credentialRef: ${ref}`),
+    );
+    const run = await tollgate(['--json', ...as, 'apply', '-f', stolen]);
+    expect(run.code).toBe(1);
+    const error = parseJson<{ error: { code: string; message: string } }>(run.stdout).error;
+    const t = scenario.tenant;
+    const message =
+      `Resource ${t}/prod/es_stolen (${stolen}:7): spec.connection.credentialRef: "${ref}" is refused: ` +
+      `it is outside the credential namespace of ${t}/prod; expected a reference starting with ` +
+      `vault://secret/${t}/prod/, file:///etc/tollgate/credentials/${t}/prod/, ` +
+      `env://TOLLGATE_${t.toUpperCase().replaceAll('-', '_')}__PROD__ ` +
+      `or file://${E2E_CREDENTIALS}/${t}/prod/. (nothing was applied)`;
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', message });
+    expect(run.stderr).toBe(`tollgate: INVALID_ARGUMENT: ${message}\n`);
+    const missing = await tollgate([...as, 'resources', 'get', 'es_stolen']);
+    expect(missing.code).toBe(1);
   });
 
   it('e2e - an unknown agent or tool exits 1 with the reason', async () => {

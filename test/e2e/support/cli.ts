@@ -4,17 +4,28 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { DEFAULT_CREDENTIAL_NAMESPACES } from '@tollgate/core';
 import { repoRoot } from '../../support/process.js';
 
 export const CLI = join(repoRoot, 'packages', 'cli', 'dist', 'main.js');
 
 /**
- * The environment the stack and every command run with: the demo's credential, no colour, and
- * the scripted model whatever LLM the machine has configured (the assertions follow its script).
+ * Where scenarios put their tenant's credential (`<tenant>/<environment>/…`): a file namespace
+ * of the stack, since each scenario has a tenant of its own and the services' environment is
+ * fixed when they start.
+ */
+export const E2E_CREDENTIALS = join(repoRoot, '.tollgate', 'e2e-credentials');
+
+/**
+ * The environment the stack and every command run with: credential namespaces (the default
+ * rules plus the scenarios' file namespace), the demo's credential for examples/orders as
+ * written, no colour, and the scripted model whatever LLM the machine has configured (the
+ * assertions follow its script).
  */
 export const stackEnv: NodeJS.ProcessEnv = {
   ...process.env,
-  TOLLGATE_DEMO_ES_CREDENTIAL: '{"kind":"none"}',
+  TOLLGATE_CREDENTIAL_NAMESPACES: `${DEFAULT_CREDENTIAL_NAMESPACES},file://${E2E_CREDENTIALS}/{tenant}/{environment}/`,
+  TOLLGATE_TEAM_A__PROD__ES_ORDERS: '{"kind":"none"}',
   TOLLGATE_LLM_BASE_URL: '',
   NO_COLOR: '1',
 };
