@@ -1,5 +1,8 @@
 /** The demo's steps (see demo.ts). */
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Client as EsClient } from '@elastic/elasticsearch';
 import {
@@ -109,6 +112,7 @@ export async function runDemo(n: Narrator): Promise<void> {
     n.say('(the model stayed within the cap from the start, so there was nothing to correct)');
   }
   await approvedWrite(n);
+  await foreignCredential(n);
 
   n.title('4', 'A preference learned, and recalled next time');
   n.say(`${user} has now asked about orders several times; memory learns from completed calls.`);
@@ -130,6 +134,36 @@ export async function runDemo(n: Narrator): Promise<void> {
     'pnpm tollgate down                         # stop everything',
   ])
     n.line(`  ${hint}`);
+}
+
+/**
+ * e) The Resource's credential lies in team-a/prod's namespace; one naming team-b's secret is
+ * refused by the registry before anything is stored (the executor would refuse it too).
+ */
+async function foreignCredential(n: Narrator): Promise<void> {
+  n.say(
+    "\ne) es_orders names env://TOLLGATE_TEAM_A__PROD__ES_ORDERS, inside team-a/prod's credential namespace. A Resource naming team-b's Vault secret is refused before anything is stored:",
+  );
+  const dir = await mkdtemp(join(tmpdir(), 'tollgate-demo-'));
+  try {
+    const file = join(dir, 'borrowed.yaml');
+    const text = await readFile(
+      new URL('../examples/orders/20-orders.yaml', import.meta.url),
+      'utf8',
+    );
+    await writeFile(
+      file,
+      text
+        .replace('name: es_orders', 'name: es_borrowed')
+        .replace(
+          /credentialRef: \S+/,
+          'credentialRef: vault://secret/team-b/prod/es-orders#api_key',
+        ),
+    );
+    await n.tollgate(['apply', '-f', file], 1);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 async function seed(n: Narrator): Promise<void> {
