@@ -1,7 +1,7 @@
 /**
  * The synthesizer's settings (on top of the common ones), from the environment.
  */
-import { cfg } from '@tollgate/kit';
+import { cfg, credentialNamespacesConfig } from '@tollgate/kit';
 
 /** Where the dev issuer's keys live when no trusted-issuers file is configured. */
 export const DEV_ISSUER_FILE = '.tollgate/dev-issuer.json';
@@ -38,6 +38,8 @@ export const synthesizerConfig = {
     1,
     1_000_000,
   ),
+  /** The executor's rule: resources it would refuse to resolve a credential for are not offered. */
+  credentialNamespaces: credentialNamespacesConfig,
   queue: cfg.string(
     'TOLLGATE_SYNTHESIZER_QUEUE',
     'NATS queue group synthesizer instances share list_tools/get_tool requests in',

@@ -31,6 +31,7 @@ await bootService({
       preferences,
       toolCacheSize: config.toolCacheSize,
       queue: config.queue,
+      credentialNamespaces: config.credentialNamespaces,
     });
     lifecycle.add('synthesizer', () => running.stop());
   },

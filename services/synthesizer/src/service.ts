@@ -5,7 +5,7 @@
  */
 import type { Server } from '@grpc/grpc-js';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { TokenVerifier } from '@tollgate/core';
+import type { CredentialNamespaces, TokenVerifier } from '@tollgate/core';
 import {
   EventPublisher,
   MemoryProjection,
@@ -35,6 +35,8 @@ export interface StartOptions {
   bundlesBucket?: SyncOptions['bundlesBucket'];
   /** The memory service's bucket (default `tollgate_memory`; created when missing). */
   memoryBucket?: string;
+  /** Resources whose credential reference lies outside these are not offered (default: all are). */
+  credentialNamespaces?: CredentialNamespaces;
   watch?: SyncOptions['watch'];
 }
 
@@ -61,6 +63,9 @@ export async function startSynthesizer(options: StartOptions): Promise<RunningSy
     listings: new BusListingRecorder(new EventPublisher(nc)),
     ...(options.preferences !== undefined ? { preferences: options.preferences } : {}),
     ...(options.toolCacheSize !== undefined ? { toolCacheSize: options.toolCacheSize } : {}),
+    ...(options.credentialNamespaces !== undefined
+      ? { credentialNamespaces: options.credentialNamespaces }
+      : {}),
   });
   let sync: Sync;
   try {

@@ -5,8 +5,13 @@
  * handlers authenticate and validate, then call this.
  */
 import type { ToolDefinition as WireTool } from '@tollgate/contracts/tools/v1';
-import { TollgateError, savedQueryNameOf } from '@tollgate/core';
-import type { Principal, RecallScope, ToolFormat } from '@tollgate/core';
+import {
+  TollgateError,
+  UNRESTRICTED_CREDENTIAL_NAMESPACES,
+  checkCredentialNamespace,
+  savedQueryNameOf,
+} from '@tollgate/core';
+import type { CredentialNamespaces, Principal, RecallScope, ToolFormat } from '@tollgate/core';
 import { MemoryProjection } from '@tollgate/kit';
 import type { Logger } from '@tollgate/kit';
 import { PolicyBundles } from './bundles.js';
@@ -36,6 +41,11 @@ export interface SynthesizerDeps {
   toolCacheSize?: number;
   /** Saved queries and preferred fields (default: an empty projection, i.e. none). */
   memory?: MemoryProjection;
+  /**
+   * The credential namespaces the executor enforces (default: unrestricted). A resource whose
+   * credential reference lies outside its tenant's namespace cannot run, so it is not offered.
+   */
+  credentialNamespaces?: CredentialNamespaces;
 }
 
 /** A validated listing request for a resolved principal. */
@@ -65,9 +75,13 @@ export class Synthesizer {
   readonly #logger: Logger;
   readonly #preferences: PreferenceSource;
   readonly #listings: ListingRecorder;
+  readonly #namespaces: CredentialNamespaces;
+  /** Whether each catalog entry's credential reference may be used (decided once per entry). */
+  readonly #credentialAllowed = new WeakMap<CatalogEntry, boolean>();
 
   constructor(deps: SynthesizerDeps) {
     this.#logger = deps.logger;
+    this.#namespaces = deps.credentialNamespaces ?? UNRESTRICTED_CREDENTIAL_NAMESPACES;
     this.#preferences = deps.preferences ?? noPreferences;
     this.#listings = deps.listings ?? noListings;
     this.tools = new ToolSetCache(deps.toolCacheSize);
@@ -267,6 +281,7 @@ export class Synthesizer {
   }
 
   #offer(access: PrincipalAccess, entry: CatalogEntry, principal: Principal): ToolSet | undefined {
+    if (!this.#runnable(entry)) return undefined;
     const permissions = access.permissions(entry.name);
     if (permissions.unavailable !== undefined) {
       this.#logger.warn(
@@ -291,6 +306,28 @@ export class Synthesizer {
       );
       return undefined;
     }
+  }
+
+  /** Whether the executor would resolve the entry's credential at all (warned once per entry). */
+  #runnable(entry: CatalogEntry): boolean {
+    let allowed = this.#credentialAllowed.get(entry);
+    if (allowed === undefined) {
+      const { tenant, environment } = entry;
+      const ref = entry.resource.spec.connection.credentialRef;
+      const verdict =
+        ref === undefined
+          ? { allowed: true as const }
+          : checkCredentialNamespace(this.#namespaces, { tenant, environment }, ref);
+      allowed = verdict.allowed;
+      this.#credentialAllowed.set(entry, allowed);
+      if (!verdict.allowed) {
+        this.#logger.warn(
+          { key: entry.key, version: entry.version, reason: verdict.problem },
+          'credential reference outside the tenant namespace; resource not offered',
+        );
+      }
+    }
+    return allowed;
   }
 
   async #boosts(input: ListToolsInput): Promise<Record<string, number>> {
