@@ -153,13 +153,14 @@ describe('audit api', () => {
     expect(new Set(b.records.map((r) => r.event?.tenant))).toEqual(new Set([B]));
     const replay = await asB.replaySession({ sessionId: 's-1' });
     expect(replay.records.map((r) => r.tenant)).toEqual([B, B, B]);
+    // One at a time: a call started early would reject unobserved while an earlier one is awaited.
     for (const call of [
-      asB.query({ tenant: A }),
-      asB.replaySession({ tenant: A, sessionId: 's-1' }),
-      asB.stats({ tenant: A }),
-      asB.verify({ tenant: A }),
+      () => asB.query({ tenant: A }),
+      () => asB.replaySession({ tenant: A, sessionId: 's-1' }),
+      () => asB.stats({ tenant: A }),
+      () => asB.verify({ tenant: A }),
     ]) {
-      expect(await refusal(call)).toMatchObject({
+      expect(await refusal(call())).toMatchObject({
         code: RpcStatus.PERMISSION_DENIED,
         tollgateCode: 'TENANT_MISMATCH',
       });
