@@ -116,6 +116,31 @@ export class DraftStore {
     return doc === null ? undefined : fromDraftDocument(doc, decision);
   }
 
+  /**
+   * Deletes drafts (and their decisions) that expired before `before`, `batchSize` ids at a
+   * time; returns how many drafts were deleted. Decisions go first, so a pass cut short leaves
+   * at worst an undecided draft past its expiry (which reads as expired), never an orphaned
+   * decision. Every query is a scan on FerretDB, hence the bounded batches by `_id`.
+   */
+  async purgeExpired(before: Date, batchSize: number): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const batch = await this.#drafts
+        .find({ expiresAt: { $lt: before } }, { projection: { _id: 1 } })
+        .limit(batchSize)
+        .toArray();
+      if (batch.length === 0) return deleted;
+      const ids = batch.map((doc) => doc._id);
+      await this.#decisions.deleteMany({ _id: { $in: ids } });
+      const result = await this.#drafts.deleteMany({
+        _id: { $in: ids },
+        expiresAt: { $lt: before },
+      });
+      deleted += result.deletedCount;
+      if (batch.length < batchSize) return deleted;
+    }
+  }
+
   /** Decides a draft; false when it was already decided. */
   async decide(
     id: string,

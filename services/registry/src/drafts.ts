@@ -174,7 +174,10 @@ export class Drafts {
     }
   }
 
-  /** The caller's pending, unexpired draft; another scope's draft does not exist for the caller. */
+  /**
+   * The caller's pending, unexpired draft. Another scope's draft, an unknown id and a draft the
+   * sweeper removed all read the same (expired or unknown), so nothing about them leaks.
+   */
   async #pending(principal: Principal, id: string): Promise<DraftRecord> {
     const draft = await this.#d.store.get(id);
     if (
@@ -182,7 +185,10 @@ export class Drafts {
       draft.tenant !== principal.tenant ||
       draft.environment !== principal.environment
     ) {
-      throw new TollgateError('NOT_FOUND', `Draft ${id} does not exist.`);
+      throw new TollgateError(
+        'NOT_FOUND',
+        `Draft ${id} does not exist or expired long ago; propose the resource again with Draft.`,
+      );
     }
     const view = this.#view(draft);
     if (view.status === 'expired') {

@@ -7,6 +7,8 @@ export { diffDocuments } from './diff.js';
 export type { DiffEntry } from './diff.js';
 export { DraftStore } from './draft-store.js';
 export type { DraftRecord, DraftStatus } from './draft-store.js';
+export { startDraftSweeper } from './draft-sweeper.js';
+export type { DraftSweeper, DraftSweeperOptions } from './draft-sweeper.js';
 export { Drafts } from './drafts.js';
 export type { DraftView, DraftsDeps } from './drafts.js';
 export { echoProposal } from './echo.js';

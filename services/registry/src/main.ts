@@ -28,6 +28,8 @@ await bootService({
       credentials: createCredentialResolver(),
       credentialNamespaces: config.credentialNamespaces,
       draftTtlMs: config.draftTtlMs,
+      draftRetentionMs: config.draftRetentionMs,
+      draftSweepIntervalMs: config.sweepIntervalMs,
       reconcileIntervalMs: config.reconcileIntervalMs,
     });
     lifecycle.add('registry', async () => {

@@ -5,6 +5,8 @@ import { EventPublisher, buckets, ensureEventStream, openBucket } from '@tollgat
 import type { KV, Logger } from '@tollgate/kit';
 import { Catalog } from './catalog.js';
 import { DraftStore } from './draft-store.js';
+import { startDraftSweeper } from './draft-sweeper.js';
+import type { DraftSweeper } from './draft-sweeper.js';
 import { Drafts } from './drafts.js';
 import { Projector, announceChanges } from './projector.js';
 import { Reconciler } from './reconciler.js';
@@ -20,6 +22,10 @@ export interface RegistryServiceOptions {
   /** Which credential references each tenant's resources may name (checked before anything is stored or discovered). */
   credentialNamespaces: CredentialNamespaces;
   draftTtlMs: number;
+  /** How long past its expiry a draft is kept before it is deleted (default 24 h). */
+  draftRetentionMs?: number;
+  /** Pause between draft sweeps (default 0 = never on a timer). */
+  draftSweepIntervalMs?: number;
   /** 0 = reconcile only at start-up and when asked. */
   reconcileIntervalMs: number;
   /** KV bucket of the projection (default `tollgate_resources`; tests use their own). */
@@ -32,6 +38,7 @@ export interface RegistryParts {
   registry: Registry;
   drafts: Drafts;
   reconciler: Reconciler;
+  draftSweeper: DraftSweeper;
   projector: Projector;
   store: ResourceStore;
   kv: KV;
@@ -40,7 +47,7 @@ export interface RegistryParts {
 
 /**
  * Builds the registry from its dependencies: indexes, the event stream and KV bucket, the
- * catalog loaded from the store and the reconciler running. Used by `main` and by tests.
+ * catalog loaded from the store, the reconciler and the draft sweeper running. Used by `main` and by tests.
  */
 export async function startRegistry(options: RegistryServiceOptions): Promise<RegistryParts> {
   const { db, nc, logger } = options;
@@ -78,5 +85,23 @@ export async function startRegistry(options: RegistryServiceOptions): Promise<Re
     intervalMs: options.reconcileIntervalMs,
   });
   await reconciler.start();
-  return { registry, drafts, reconciler, projector, store, kv, stop: () => reconciler.stop() };
+  const draftSweeper = startDraftSweeper({
+    store: draftStore,
+    logger,
+    retentionMs: options.draftRetentionMs ?? 86_400_000,
+    intervalMs: options.draftSweepIntervalMs ?? 0,
+    clock,
+  });
+  return {
+    registry,
+    drafts,
+    reconciler,
+    draftSweeper,
+    projector,
+    store,
+    kv,
+    stop: async () => {
+      await Promise.all([reconciler.stop(), draftSweeper.stop()]);
+    },
+  };
 }

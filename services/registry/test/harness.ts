@@ -72,6 +72,10 @@ export interface Harness {
 export interface InstanceOptions {
   clock?: () => Date;
   draftTtlMs?: number;
+  /** How long past expiry drafts are kept (default 24 h). */
+  draftRetentionMs?: number;
+  /** Pause between draft sweeps (default 0: no timer). */
+  draftSweepIntervalMs?: number;
   /** Credential namespaces of this instance (default: the harness's). */
   credentialNamespaces?: CredentialNamespaces;
 }
@@ -112,6 +116,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         UNRESTRICTED_CREDENTIAL_NAMESPACES,
       draftTtlMs: o.draftTtlMs ?? options.draftTtlMs ?? 3_600_000,
       reconcileIntervalMs: 0,
+      ...(o.draftRetentionMs === undefined ? {} : { draftRetentionMs: o.draftRetentionMs }),
+      draftSweepIntervalMs: o.draftSweepIntervalMs ?? 0,
       bucket,
       ...(clock === undefined ? {} : { clock }),
     });
@@ -127,15 +133,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     const client = createClient(RegistryService, `127.0.0.1:${grpc.port}`, {
       defaultDeadlineMs: 30_000,
     });
+    let stopped: Promise<void> | undefined;
     const instance = {
       parts,
       client,
       grpc,
-      stop: async () => {
-        client.close();
-        await grpc.stop();
-        await parts.stop();
-      },
+      stop: () =>
+        (stopped ??= (async () => {
+          client.close();
+          await grpc.stop();
+          await parts.stop();
+        })()),
     };
     instances.push(instance);
     return instance;
