@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RpcError, RpcStatus } from '@tollgate/contracts';
 import type { Principal } from '@tollgate/core';
+import { DraftStore } from '../src/index.js';
 import { eventually, resourceDescriptor, startHarness, uniqueTenant } from './harness.js';
 import type { Harness, RegistryInstance } from './harness.js';
 
@@ -94,6 +95,19 @@ describe('draft sweeper', () => {
     );
     const confirmed = await timed.client.confirm({ draftId: fresh.id }, as);
     expect(confirmed.draft?.id).toBe(fresh.id);
+  });
+
+  it('draft sweeper - a pass deletes in bounded batches until nothing past retention is left', async () => {
+    const tenant = uniqueTenant();
+    const as = await h.as(operator(tenant));
+    const base = now;
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++)
+      ids.push((await timed.client.draft({ descriptor: descriptorOf(tenant) }, as)).draft!.id);
+    now = base + TTL_MS + RETENTION_MS + 1_000;
+    const before = new Date(now - RETENTION_MS);
+    expect(await new DraftStore(h.mongo.db).purgeExpired(before, 2)).toBeGreaterThanOrEqual(5);
+    expect(await storedIds('resource_drafts', ids)).toEqual([]);
   });
 
   it('draft sweeper - the interval sweeps on its own and stops when the registry stops', async () => {
