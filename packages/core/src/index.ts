@@ -188,6 +188,7 @@ export type { PublishedResource } from './descriptor/published.js';
 export { diffDocuments } from './descriptor/diff.js';
 export type { DiffEntry } from './descriptor/diff.js';
 export {
+  SAVED_QUERY_PARAMETER_TYPES,
   fieldPreferenceKey,
   memoryItemKey,
   memoryOwnersOf,

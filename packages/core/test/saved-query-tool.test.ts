@@ -207,6 +207,25 @@ describe('memory bucket entries', () => {
     expect(parsePublishedMemoryItem(key, new TextEncoder().encode('{'))).toEqual({
       invalid: 'not JSON',
     });
+    const read = (value: unknown) =>
+      parsePublishedMemoryItem(key, new TextEncoder().encode(JSON.stringify(value)));
+    const param = query.parameters[0]!;
+    // Paths are followed through own members only: nothing reaches a prototype.
+    for (const path of ['/__proto__/polluted', '/constructor/prototype/x', '/limit/x', 'filters']) {
+      expect(read({ ...query, parameters: [{ ...param, path }] })).toEqual({
+        invalid: 'parameters[0].path does not point into the arguments',
+      });
+    }
+    expect(read({ ...query, parameters: [{ ...param, path: '/filters/1/value' }] })).toEqual({
+      invalid: 'parameters[0].path does not point into the arguments',
+    });
+    expect(read({ ...query, parameters: [param, { ...param, path: '/limit' }] })).toEqual({
+      invalid: 'parameters[1].name is not a distinct parameter name',
+    });
+    expect(read({ ...query, parameters: [{ ...param, name: 'Status!' }] })).toEqual({
+      invalid: 'parameters[0].name is not a distinct parameter name',
+    });
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     const noParams = { ...query, parameters: [{ name: 'x' }] };
     expect(
       parsePublishedMemoryItem(key, new TextEncoder().encode(JSON.stringify(noParams))),

@@ -4,7 +4,13 @@
  * PublishedFieldPreference), the key each item owns, and the reverse, from a bucket key back to
  * the item it stands for (so the reconciler can re-read any key it finds).
  */
-import { canonicalJson, fieldPreferenceKey, memoryUserToken, savedQueryKey } from '@tollgate/core';
+import {
+  SAVED_QUERY_PARAMETER_TYPES,
+  canonicalJson,
+  fieldPreferenceKey,
+  memoryUserToken,
+  savedQueryKey,
+} from '@tollgate/core';
 import type { PublishedFieldPreference, PublishedSavedQuery } from '@tollgate/core';
 import { approvedRevision } from './revisions.js';
 import type { Capability, Owner, PreferenceRecord, SavedQueryContent } from './types.js';
@@ -17,8 +23,6 @@ const PREFERRED_FIELDS_PREFIX = `${PREFERRED_FIELDS}:`;
 export type ProjectedItem =
   | { kind: 'saved_query'; owner: Owner; name: string }
   | { kind: 'preferred_fields'; owner: Owner; tool: string };
-
-const PARAMETER_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array']);
 
 /** The item a preference key projects to, or undefined for keys never projected. */
 export function fieldPreferenceItem(owner: Owner, key: string): ProjectedItem | undefined {
@@ -93,7 +97,8 @@ export function publishedSavedQuery(
     tool: content.tool,
     arguments: content.arguments,
     parameters: content.parameters.map((p) => {
-      if (!PARAMETER_TYPES.has(p.type)) throw new Error(`parameter ${p.name} has type ${p.type}`);
+      if (!SAVED_QUERY_PARAMETER_TYPES.has(p.type))
+        throw new Error(`parameter ${p.name} has type ${p.type}`);
       return { ...p, type: p.type as PublishedSavedQuery['parameters'][number]['type'] };
     }),
   };

@@ -9,6 +9,7 @@
  * base64url (user ids are free text; KV key tokens are not).
  */
 import type { JsonObject } from '../tools/types.js';
+import { parentAt, pointerKeys } from './pointer.js';
 
 /** A value a saved query leaves open: where it goes in the arguments and its JSON type. */
 export interface SavedQueryParameter {
@@ -55,7 +56,15 @@ export type PublishedMemoryItem = PublishedSavedQuery | PublishedFieldPreference
 
 const TOKEN = /^[A-Za-z0-9_-]+$/;
 const NAME = /^[a-z][a-z0-9_]{0,63}$/;
-const PARAMETER_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array']);
+/** The JSON types a saved-query parameter may have. */
+export const SAVED_QUERY_PARAMETER_TYPES: ReadonlySet<string> = new Set([
+  'string',
+  'number',
+  'integer',
+  'boolean',
+  'array',
+]);
+const PARAMETER_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 
 /** `_` for agent-wide items, else `u-` + base64url(user). */
 export function memoryUserToken(user: string): string {
@@ -135,6 +144,8 @@ export function parsePublishedMemoryItem(
       return { invalid: 'arguments is not an object' };
     const parameters = item['parameters'];
     if (!Array.isArray(parameters)) return { invalid: 'parameters is not an array' };
+    const names = new Set<string>();
+    const paths = new Set<string>();
     for (const [i, p] of parameters.entries()) {
       const param = p as Record<string, unknown>;
       if (
@@ -143,17 +154,25 @@ export function parsePublishedMemoryItem(
         typeof param['name'] !== 'string' ||
         typeof param['path'] !== 'string' ||
         typeof param['description'] !== 'string' ||
-        !PARAMETER_TYPES.has(param['type'] as string)
+        !SAVED_QUERY_PARAMETER_TYPES.has(param['type'] as string)
       ) {
         return { invalid: `parameters[${i}] is not a parameter` };
       }
+      const { name, path } = param as { name: string; path: string };
+      if (!PARAMETER_NAME.test(name) || names.has(name))
+        return { invalid: `parameters[${i}].name is not a distinct parameter name` };
+      const keys = pointerKeys(path);
+      if (keys === undefined || paths.has(path) || parentAt(args as JsonObject, keys) === undefined)
+        return { invalid: `parameters[${i}].path does not point into the arguments` };
+      names.add(name);
+      paths.add(path);
     }
     parsed = item as unknown as PublishedSavedQuery;
   } else if (item['kind'] === 'preferred_fields') {
     if (typeof item['tool'] !== 'string') return { invalid: 'tool is not a string' };
     const fields = item['fields'];
-    if (!Array.isArray(fields) || !fields.every((f) => typeof f === 'string'))
-      return { invalid: 'fields is not a list of strings' };
+    if (!Array.isArray(fields) || !fields.every((f) => typeof f === 'string' && f !== ''))
+      return { invalid: 'fields is not a list of field names' };
     parsed = item as unknown as PublishedFieldPreference;
   } else {
     return { invalid: 'kind is neither saved_query nor preferred_fields' };

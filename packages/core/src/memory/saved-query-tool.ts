@@ -12,6 +12,7 @@ import { TollgateError } from '../errors/codes.js';
 import type { ErrorDetail } from '../errors/codes.js';
 import type { JsonObject, JsonSchema, JsonValue, ToolDefinition } from '../tools/types.js';
 import type { ToolValidator } from '../tools/validator.js';
+import { parentAt, pointerKeys } from './pointer.js';
 import type { PublishedSavedQuery, SavedQueryParameter } from './published.js';
 
 export const SAVED_QUERY_TOOL_PREFIX = 'sq_';
@@ -226,21 +227,12 @@ function isWithin(inner: string, outer: string): boolean {
 }
 
 function setAtPointer(root: JsonObject, pointer: string, value: JsonValue): void {
-  const keys = pointer
-    .slice(1)
-    .split('/')
-    .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
-  let node: JsonValue = root;
-  for (const key of keys.slice(0, -1)) {
-    const next: JsonValue | undefined = Array.isArray(node)
-      ? node[Number(key)]
-      : (node as JsonObject)[key];
-    if (next === undefined || next === null || typeof next !== 'object') {
-      throw new TollgateError('INTERNAL', `saved query parameter path ${pointer} does not exist`);
-    }
-    node = next;
+  const keys = pointerKeys(pointer);
+  const parent = keys === undefined ? undefined : parentAt(root, keys);
+  if (keys === undefined || parent === undefined) {
+    throw new TollgateError('INTERNAL', `saved query parameter path ${pointer} does not exist`);
   }
   const last = keys[keys.length - 1] as string;
-  if (Array.isArray(node)) node[Number(last)] = value;
-  else (node as JsonObject)[last] = value;
+  if (Array.isArray(parent)) parent[Number(last)] = value;
+  else parent[last] = value;
 }
