@@ -193,10 +193,12 @@ export {
   memoryItemKey,
   memoryOwnersOf,
   memoryUserToken,
+  parseMemoryItemKey,
   parsePublishedMemoryItem,
   savedQueryKey,
 } from './memory/published.js';
 export type {
+  MemoryItemKey,
   PublishedFieldPreference,
   PublishedMemoryItem,
   PublishedSavedQuery,

@@ -7,6 +7,7 @@ import {
   compileToolValidator,
   defaultFieldsFor,
   expandSavedQueryCall,
+  parseMemoryItemKey,
   parsePublishedMemoryItem,
   permissionsFromAccess,
   savedQueryDetails,
@@ -230,5 +231,33 @@ describe('memory bucket entries', () => {
     expect(
       parsePublishedMemoryItem(key, new TextEncoder().encode(JSON.stringify(noParams))),
     ).toEqual({ invalid: 'parameters[0] is not a parameter' });
+  });
+
+  it('reads keys back only when spelled exactly as they are built', () => {
+    const key = savedQueryKey('acme', 'bot', 'alice@example.com', 'by_id');
+    expect(parseMemoryItemKey(key)).toEqual({
+      kind: 'saved_query',
+      tenant: 'acme',
+      agent: 'bot',
+      user: 'alice@example.com',
+      name: 'by_id',
+    });
+    expect(parseMemoryItemKey('pf.acme.bot._.es_orders_search')).toEqual({
+      kind: 'preferred_fields',
+      tenant: 'acme',
+      agent: 'bot',
+      user: '',
+      name: 'es_orders_search',
+    });
+    for (const bad of [
+      'xx.acme.bot._.by_id',
+      'sq.acme.bot.alice.by_id',
+      'sq.acme.bot.u-.by_id',
+      'sq.acme.bot.u-YWxpY2U=.by_id',
+      'sq.acme.bot._.By_Id',
+      'sq.acme.bot._',
+    ]) {
+      expect(parseMemoryItemKey(bad), bad).toBeUndefined();
+    }
   });
 });

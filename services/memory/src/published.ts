@@ -8,7 +8,7 @@ import {
   SAVED_QUERY_PARAMETER_TYPES,
   canonicalJson,
   fieldPreferenceKey,
-  memoryUserToken,
+  parseMemoryItemKey,
   savedQueryKey,
 } from '@tollgate/core';
 import type { PublishedFieldPreference, PublishedSavedQuery } from '@tollgate/core';
@@ -49,34 +49,13 @@ export function keyOf(item: ProjectedItem): string {
  * that decodes but is not spelled the way `keyOf` spells it).
  */
 export function itemOfKey(key: string): ProjectedItem | undefined {
-  const parts = key.split('.');
-  if (parts.length !== 5) return undefined;
-  const [prefix, tenant, agent, userToken, name] = parts as [
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
-  let user: string;
-  if (userToken === '_') user = '';
-  else if (userToken.startsWith('u-')) {
-    user = Buffer.from(userToken.slice(2), 'base64url').toString('utf8');
-    if (user === '' || memoryUserToken(user) !== userToken) return undefined;
-  } else return undefined;
+  const parsed = parseMemoryItemKey(key);
+  if (parsed === undefined) return undefined;
+  const { kind, tenant, agent, user, name } = parsed;
   const owner = { tenant, agent, user };
-  const item: ProjectedItem | undefined =
-    prefix === 'sq'
-      ? { kind: 'saved_query', owner, name }
-      : prefix === 'pf'
-        ? { kind: 'preferred_fields', owner, tool: name }
-        : undefined;
-  if (item === undefined) return undefined;
-  try {
-    return keyOf(item) === key ? item : undefined;
-  } catch {
-    return undefined;
-  }
+  return kind === 'saved_query'
+    ? { kind, owner, name }
+    : { kind: 'preferred_fields', owner, tool: name };
 }
 
 /** The entry of a saved query: its approved revision, or undefined while none is in effect. */

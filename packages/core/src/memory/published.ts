@@ -103,6 +103,46 @@ export function fieldPreferenceKey(
   return `pf.${ownerTokens(tenant, agent, user)}.${tool}`;
 }
 
+/** What a memory bucket key names: the item's kind, its owner, and its saved-query or tool name. */
+export interface MemoryItemKey {
+  kind: PublishedMemoryItem['kind'];
+  tenant: string;
+  agent: string;
+  user: string;
+  /** The saved query's name, or the tool of a `preferred_fields` item. */
+  name: string;
+}
+
+/** Reads a bucket key back; undefined for any key not spelled exactly as the builders spell it. */
+export function parseMemoryItemKey(key: string): MemoryItemKey | undefined {
+  const parts = key.split('.');
+  if (parts.length !== 5) return undefined;
+  const [prefix, tenant, agent, userToken, name] = parts as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  const kind = prefix === 'sq' ? 'saved_query' : prefix === 'pf' ? 'preferred_fields' : undefined;
+  if (kind === undefined) return undefined;
+  let user = '';
+  if (userToken !== '_') {
+    if (!userToken.startsWith('u-')) return undefined;
+    user = Buffer.from(userToken.slice(2), 'base64url').toString('utf8');
+    if (user === '') return undefined;
+  }
+  try {
+    const spelled =
+      kind === 'saved_query'
+        ? savedQueryKey(tenant, agent, user, name)
+        : fieldPreferenceKey(tenant, agent, user, name);
+    return spelled === key ? { kind, tenant, agent, user, name } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The owners whose items a principal uses, most specific first: its user's, then the agent's. */
 export function memoryOwnersOf(principal: {
   tenant: string;

@@ -4,13 +4,8 @@
  * executor runs from it, so both see the same items. An entry that does not read back (see
  * core's `parsePublishedMemoryItem`) is left out: fail closed.
  */
-import { memoryOwnersOf, memoryUserToken, parsePublishedMemoryItem } from '@tollgate/core';
-import type {
-  Principal,
-  PublishedFieldPreference,
-  PublishedMemoryItem,
-  PublishedSavedQuery,
-} from '@tollgate/core';
+import { memoryOwnersOf, parseMemoryItemKey, parsePublishedMemoryItem } from '@tollgate/core';
+import type { Principal, PublishedFieldPreference, PublishedSavedQuery } from '@tollgate/core';
 import type { Logger } from '../log/logger.js';
 import { watchBucket } from './kv.js';
 import type { BucketWatch, KV } from './kv.js';
@@ -18,8 +13,9 @@ import type { BucketWatch, KV } from './kv.js';
 type Owned = Pick<Principal, 'tenant' | 'agent' | 'user'>;
 
 export class MemoryProjection {
-  /** Owner prefix (`sq.<tenant>.<agent>.<user>` minus the kind) → key → item. */
+  /** Owner → saved-query name → entry. */
   readonly #savedQueries = new Map<string, Map<string, PublishedSavedQuery>>();
+  /** Owner → tool → entry. */
   readonly #fields = new Map<string, Map<string, PublishedFieldPreference>>();
   readonly #logger: Logger;
   #watch: BucketWatch | undefined;
@@ -45,8 +41,8 @@ export class MemoryProjection {
   /** Applies one KV entry (`value` undefined: deleted). */
   apply(key: string, value: Uint8Array | undefined): void {
     this.#changes += 1;
-    const owner = ownerOfKey(key);
-    if (owner === undefined) {
+    const named = parseMemoryItemKey(key);
+    if (named === undefined) {
       this.#logger.warn({ key }, 'memory entry under an unknown key; ignored');
       return;
     }
@@ -55,10 +51,21 @@ export class MemoryProjection {
       this.#logger.error({ key, problem: item.invalid }, 'memory entry is unusable; ignored');
     }
     const usable = item === undefined || 'invalid' in item ? undefined : item;
-    if (key.startsWith('sq.')) {
-      update(this.#savedQueries, owner, key, usable?.kind === 'saved_query' ? usable : undefined);
+    const owner = ownerOf(named);
+    if (named.kind === 'saved_query') {
+      update(
+        this.#savedQueries,
+        owner,
+        named.name,
+        usable?.kind === 'saved_query' ? usable : undefined,
+      );
     } else {
-      update(this.#fields, owner, key, usable?.kind === 'preferred_fields' ? usable : undefined);
+      update(
+        this.#fields,
+        owner,
+        named.name,
+        usable?.kind === 'preferred_fields' ? usable : undefined,
+      );
     }
   }
 
@@ -66,8 +73,8 @@ export class MemoryProjection {
   savedQueries(principal: Owned): Map<string, PublishedSavedQuery> {
     const byName = new Map<string, PublishedSavedQuery>();
     for (const owner of memoryOwnersOf(principal)) {
-      for (const query of this.#savedQueries.get(ownerPrefix(owner))?.values() ?? []) {
-        if (!byName.has(query.name)) byName.set(query.name, query);
+      for (const [name, query] of this.#savedQueries.get(ownerOf(owner)) ?? []) {
+        if (!byName.has(name)) byName.set(name, query);
       }
     }
     return byName;
@@ -75,22 +82,12 @@ export class MemoryProjection {
 
   /** One of the principal's saved queries by name. */
   savedQuery(principal: Owned, name: string): PublishedSavedQuery | undefined {
-    for (const owner of memoryOwnersOf(principal)) {
-      for (const query of this.#savedQueries.get(ownerPrefix(owner))?.values() ?? []) {
-        if (query.name === name) return query;
-      }
-    }
-    return undefined;
+    return firstOf(this.#savedQueries, principal, name);
   }
 
   /** The fields the principal usually asks of `tool` ([] when none): its user's, else the agent's. */
   preferredFields(principal: Owned, tool: string): string[] {
-    for (const owner of memoryOwnersOf(principal)) {
-      for (const preference of this.#fields.get(ownerPrefix(owner))?.values() ?? []) {
-        if (preference.tool === tool) return preference.fields;
-      }
-    }
-    return [];
+    return firstOf(this.#fields, principal, tool)?.fields ?? [];
   }
 
   stop(): void {
@@ -98,29 +95,35 @@ export class MemoryProjection {
   }
 }
 
-function update<T extends PublishedMemoryItem>(
+/** The entry of the most specific owner of `principal` that has one under `name`. */
+function firstOf<T>(
+  index: Map<string, Map<string, T>>,
+  principal: Owned,
+  name: string,
+): T | undefined {
+  for (const owner of memoryOwnersOf(principal)) {
+    const found = index.get(ownerOf(owner))?.get(name);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function update<T>(
   index: Map<string, Map<string, T>>,
   owner: string,
-  key: string,
+  name: string,
   item: T | undefined,
 ): void {
   let items = index.get(owner);
   if (item === undefined) {
-    items?.delete(key);
+    items?.delete(name);
     if (items?.size === 0) index.delete(owner);
     return;
   }
   if (items === undefined) index.set(owner, (items = new Map()));
-  items.set(key, item);
+  items.set(name, item);
 }
 
-/** `<tenant>.<agent>.<user token>` of a key `sq|pf.<tenant>.<agent>.<user token>.<name>`. */
-function ownerOfKey(key: string): string | undefined {
-  const parts = key.split('.');
-  if (parts.length !== 5 || (parts[0] !== 'sq' && parts[0] !== 'pf')) return undefined;
-  return parts.slice(1, 4).join('.');
-}
-
-function ownerPrefix(owner: { tenant: string; agent: string; user: string }): string {
-  return `${owner.tenant}.${owner.agent}.${memoryUserToken(owner.user)}`;
+function ownerOf(owner: { tenant: string; agent: string; user: string }): string {
+  return `${owner.tenant}\u0000${owner.agent}\u0000${owner.user}`;
 }
