@@ -39,7 +39,7 @@ export async function resolveCredential(
   const ref = descriptor.spec.connection.credentialRef;
   if (ref === undefined) return async () => ({ kind: 'none' });
   const scheme = /^([a-z]+):\/\//.exec(ref)?.[1] ?? 'unknown';
-  const verdict = checkCredentialNamespace(deps.namespaces, scope, ref);
+  const verdict = namespaceVerdict(deps.namespaces, descriptor, scope, ref);
   if (!verdict.allowed) {
     deps.logger.warn(
       { resource: descriptor.metadata.name, ...scope, scheme },
@@ -76,4 +76,34 @@ export async function resolveCredential(
       throw new TollgateError('CREDENTIAL_UNAVAILABLE', 'Unexpected credential reference.');
     return credential;
   };
+}
+
+type Verdict = ReturnType<typeof checkCredentialNamespace>;
+
+/**
+ * Verdicts by rule set and resource version (both immutable objects): checking a reference
+ * parses it and expands every rule, ~7 µs, which a steady call need not pay again.
+ */
+const verdicts = new WeakMap<
+  CredentialNamespaces,
+  WeakMap<ResourceDescriptor, Map<string, Verdict>>
+>();
+
+function namespaceVerdict(
+  namespaces: CredentialNamespaces,
+  descriptor: ResourceDescriptor,
+  scope: CredentialScope,
+  ref: string,
+): Verdict {
+  let byDescriptor = verdicts.get(namespaces);
+  if (byDescriptor === undefined) verdicts.set(namespaces, (byDescriptor = new WeakMap()));
+  let byScope = byDescriptor.get(descriptor);
+  if (byScope === undefined) byDescriptor.set(descriptor, (byScope = new Map()));
+  const key = `${scope.tenant}\u0000${scope.environment}`;
+  let verdict = byScope.get(key);
+  if (verdict === undefined) {
+    verdict = checkCredentialNamespace(namespaces, scope, ref);
+    byScope.set(key, verdict);
+  }
+  return verdict;
 }
