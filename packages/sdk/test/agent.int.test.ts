@@ -22,8 +22,8 @@ import {
 } from '../src/index.js';
 import type { AgentStep, ModelScript, ScriptedModelServer } from '../src/index.js';
 import { orders, principalToken, searchSchema, uniqueName } from './support/fixtures.js';
-import { startPrivateNats } from './support/private-nats.js';
-import type { PrivateNats } from './support/private-nats.js';
+import { startNatsServer } from '../../../test/support/nats-server.js';
+import type { NatsServer } from '../../../test/support/nats-server.js';
 import { CallStatus, StandInServices } from './support/standin-services.js';
 import type { CallBehaviour } from './support/standin-services.js';
 
@@ -34,7 +34,7 @@ const resource = uniqueName('orders');
 const searchTool = `${resource}_search`;
 const ID_OPS = ['eq', 'in', 'exists'];
 
-let nats: PrivateNats;
+let nats: NatsServer;
 let nc: NatsConnection;
 let standIn: StandInServices;
 let client: TollgateClient;
@@ -73,7 +73,7 @@ const lookUpOrders: CallBehaviour = (request: CallRequest) => {
 };
 
 beforeAll(async () => {
-  nats = await startPrivateNats();
+  nats = await startNatsServer();
   nc = await connect({ servers: nats.url, name: 'sdk-agent-test' });
   standIn = new StandInServices({
     nc,
@@ -104,7 +104,7 @@ afterAll(async () => {
   await client?.close();
   standIn?.close();
   await nc?.drain();
-  await nats?.stop();
+  await nats?.dispose();
 });
 
 async function startModel(script: ModelScript): Promise<ScriptedModelServer> {

@@ -17,8 +17,8 @@ import {
 } from '../src/index.js';
 import type { CompletionEvent } from '../src/index.js';
 import { orders, principalToken, searchSchema, uniqueName } from './support/fixtures.js';
-import { startPrivateNats } from './support/private-nats.js';
-import type { PrivateNats } from './support/private-nats.js';
+import { startNatsServer } from '../../../test/support/nats-server.js';
+import type { NatsServer } from '../../../test/support/nats-server.js';
 import { CallStatus, StandInServices } from './support/standin-services.js';
 import type { CallBehaviour } from './support/standin-services.js';
 
@@ -28,14 +28,14 @@ const token = principalToken(principal);
 const resource = uniqueName('orders');
 const searchTool = `${resource}_search`;
 
-let nats: PrivateNats;
+let nats: NatsServer;
 let nc: NatsConnection;
 let standIn: StandInServices;
 let client: TollgateClient;
 let behaviour: CallBehaviour = () => ({ status: CallStatus.OK });
 
 beforeAll(async () => {
-  nats = await startPrivateNats();
+  nats = await startNatsServer();
   nc = await connect({ servers: nats.url, name: 'sdk-client-test' });
   standIn = new StandInServices({
     nc,
@@ -61,7 +61,7 @@ afterAll(async () => {
   await client?.close();
   standIn?.close();
   await nc?.drain();
-  await nats?.stop();
+  await nats?.dispose();
 });
 
 describe('client - listing tools', () => {

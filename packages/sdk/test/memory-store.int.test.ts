@@ -22,8 +22,8 @@ import {
   startScriptedModelServer,
 } from '../src/index.js';
 import { principalToken, searchSchema, uniqueName } from './support/fixtures.js';
-import { startPrivateNats } from './support/private-nats.js';
-import type { PrivateNats } from './support/private-nats.js';
+import { startNatsServer } from '../../../test/support/nats-server.js';
+import type { NatsServer } from '../../../test/support/nats-server.js';
 import { startStandIn } from './support/grpc-standin.js';
 import type { StandInServer } from './support/grpc-standin.js';
 import { CallStatus, StandInServices } from './support/standin-services.js';
@@ -38,7 +38,7 @@ const ends: EndSessionRequest[] = [];
 /** Session ids whose EndSession the stand-in fails, as an unreachable service would. */
 const unreachableEnds = new Set<string>();
 let memory: StandInServer;
-let nats: PrivateNats;
+let nats: NatsServer;
 let nc: NatsConnection;
 let standIn: StandInServices;
 
@@ -101,7 +101,7 @@ beforeAll(async () => {
       return { session, skillCandidateId: 'cand-1' };
     },
   });
-  nats = await startPrivateNats();
+  nats = await startNatsServer();
   nc = await connect({ servers: nats.url, name: 'sdk-memory-test' });
   standIn = new StandInServices({
     nc,
@@ -118,7 +118,7 @@ beforeAll(async () => {
 afterAll(async () => {
   standIn?.close();
   await nc?.drain();
-  await nats?.stop();
+  await nats?.dispose();
   await memory?.close();
 });
 

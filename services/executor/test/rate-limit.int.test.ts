@@ -20,8 +20,8 @@ import { startService } from '../../../test/support/process.js';
 import type { RunningService } from '../../../test/support/process.js';
 import { ES_URL, ORDERS_INDEX, callRequestBytes, readReply } from './support/harness.js';
 import type { Outcome } from './support/harness.js';
-import { startNatsServer } from './support/nats-server.js';
-import type { NatsServer } from './support/nats-server.js';
+import { startNatsServer } from '../../../test/support/nats-server.js';
+import type { NatsServer } from '../../../test/support/nats-server.js';
 
 let nats: NatsServer;
 let nc: NatsConnection;

@@ -43,8 +43,8 @@ import { startExecutor } from '../../src/index.js';
 import type { ExecutorBucketNames, ExecutorSettings, RunningExecutor } from '../../src/index.js';
 import { ordersAgents, ordersPolicy } from '../../../../test/fixtures/orders.js';
 import type { OrdersPolicyOptions } from '../../../../test/fixtures/orders.js';
-import { startNatsServer } from './nats-server.js';
-import type { NatsServer } from './nats-server.js';
+import { startNatsServer } from '../../../../test/support/nats-server.js';
+import type { NatsServer } from '../../../../test/support/nats-server.js';
 
 export const ES_URL = process.env['TOLLGATE_ES_URL'] ?? 'http://127.0.0.1:9200';
 /** The shared, seeded orders index (rebuilt only when the fixture changes). */

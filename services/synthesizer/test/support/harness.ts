@@ -55,7 +55,7 @@ export function eventually<T>(
 }
 import type { PreferenceSource, RunningSynthesizer } from '../../src/index.js';
 import { published } from './fixtures.js';
-import { ownNatsServer } from './nats.js';
+import { startNatsServer } from '../../../../test/support/nats-server.js';
 import type { OwnedNats } from './nats.js';
 
 export { uniqueName } from '../../../../test/support/infra.js';
@@ -117,7 +117,7 @@ export interface HarnessOptions {
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const nats = await ownNatsServer();
+  const nats = await startNatsServer();
   const nc = await connectBus({ url: nats.url, name: 'synthesizer-test' });
   const resources = await openBucket(nc, buckets.resources);
   const bundles = await openBucket(nc, buckets.policyBundles);

@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * A private nats-server (JetStream on, file store) for one test file: calls served in the
- * `executor-<kind>` queue groups cannot be answered by executors other suites start on the
- * shared server, and it can be restarted on the same port and store.
+ * A private nats-server (the binary deploy/local installs; JetStream on, file store) for one
+ * test file: its subjects, queue groups and buckets are seen by nobody else — not the services
+ * other suites start on the shared server — so tests use the real names, and it can be
+ * restarted on the same port and store.
  */
 export interface NatsServer {
   url: string;
