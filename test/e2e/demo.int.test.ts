@@ -397,7 +397,7 @@ describe('e2e - the orders demo', () => {
     ]);
     const memory = createClient(
       MemoryService,
-      process.env.TOLLGATE_MEMORY_GRPC_ADDR ?? '127.0.0.1:50065',
+      process.env.TOLLGATE_MEMORY_GRPC_ADDR ?? '127.0.0.1:7065',
       {
         metadata: { authorization: `Bearer ${token}` },
         defaultDeadlineMs: 10_000,

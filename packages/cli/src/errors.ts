@@ -118,7 +118,7 @@ export function failureLine(failure: Failure): string {
   return `tollgate: ${code}${failure.message.replace(/\s*\n\s*/g, ' ')}`;
 }
 
-/** The useful part of a grpc-js connection failure (`connect ECONNREFUSED 127.0.0.1:50061`). */
+/** The useful part of a grpc-js connection failure (`connect ECONNREFUSED 127.0.0.1:7061`). */
 function transportReason(message: string): string {
   const last = /Last error: (?:Error: )?(.*?)(?:\. Resolution note:.*)?$/s.exec(message);
   return (last?.[1] ?? message).trim() || message;

@@ -70,13 +70,13 @@ describe('output - failures', () => {
   it('output - an unreachable service is named with its address and the transport reason', () => {
     const err = new RpcError(
       RpcStatus.UNAVAILABLE,
-      'No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:50061. Resolution note: ',
+      'No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:7061. Resolution note: ',
     );
-    const failure = toFailure(err, { service: 'registry', address: '127.0.0.1:50061' });
+    const failure = toFailure(err, { service: 'registry', address: '127.0.0.1:7061' });
     expect(failure).toEqual({
       code: 'UNAVAILABLE',
       message:
-        'registry at 127.0.0.1:50061 is not reachable (connect ECONNREFUSED 127.0.0.1:50061); is the stack up? try `tollgate status`',
+        'registry at 127.0.0.1:7061 is not reachable (connect ECONNREFUSED 127.0.0.1:7061); is the stack up? try `tollgate status`',
       details: [],
       exitCode: 1,
     });

@@ -1,11 +1,11 @@
 /** Where each control-plane service listens for gRPC by default, and the variable that moves it. */
 export const serviceEndpoints = {
-  registry: { env: 'TOLLGATE_REGISTRY_GRPC_ADDR', default: '127.0.0.1:50061' },
-  synthesizer: { env: 'TOLLGATE_SYNTHESIZER_GRPC_ADDR', default: '127.0.0.1:50062' },
-  policy: { env: 'TOLLGATE_POLICY_GRPC_ADDR', default: '127.0.0.1:50063' },
-  executor: { env: 'TOLLGATE_EXECUTOR_GRPC_ADDR', default: '127.0.0.1:50064' },
-  memory: { env: 'TOLLGATE_MEMORY_GRPC_ADDR', default: '127.0.0.1:50065' },
-  audit: { env: 'TOLLGATE_AUDIT_GRPC_ADDR', default: '127.0.0.1:50066' },
+  registry: { env: 'TOLLGATE_REGISTRY_GRPC_ADDR', default: '127.0.0.1:7061' },
+  synthesizer: { env: 'TOLLGATE_SYNTHESIZER_GRPC_ADDR', default: '127.0.0.1:7062' },
+  policy: { env: 'TOLLGATE_POLICY_GRPC_ADDR', default: '127.0.0.1:7063' },
+  executor: { env: 'TOLLGATE_EXECUTOR_GRPC_ADDR', default: '127.0.0.1:7064' },
+  memory: { env: 'TOLLGATE_MEMORY_GRPC_ADDR', default: '127.0.0.1:7065' },
+  audit: { env: 'TOLLGATE_AUDIT_GRPC_ADDR', default: '127.0.0.1:7066' },
 } as const;
 
 export type ServiceName = keyof typeof serviceEndpoints;

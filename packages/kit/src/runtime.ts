@@ -34,7 +34,7 @@ export interface BootOptions<S extends ConfigSpec> {
   name: string;
   /** The service's own settings, on top of the common ones. */
   config: S;
-  /** Variable holding the gRPC listen address, and its default (e.g. `127.0.0.1:50061`). */
+  /** Variable holding the gRPC listen address, and its default (e.g. `127.0.0.1:7061`). */
   grpcAddress: { env: string; default: string };
   mongo?: boolean;
   start(runtime: ServiceRuntime<ConfigOf<S>>): Promise<void>;

@@ -3,7 +3,7 @@ import { ConfigError, cfg, commonConfig, loadConfig } from '../src/index.js';
 
 const spec = {
   ...commonConfig,
-  port: cfg.port('TEST_PORT', 'gRPC port', 50061),
+  port: cfg.port('TEST_PORT', 'gRPC port', 7061),
   apiToken: cfg.secret('TEST_TOKEN', 'upstream token'),
   mode: cfg.oneOf('TEST_MODE', 'mode', ['fast', 'safe'] as const, 'safe'),
 };
@@ -13,7 +13,7 @@ describe('config', () => {
     const c = loadConfig('svc', spec, { TEST_TOKEN: 'x' });
     expect(c).toMatchObject({
       natsUrl: 'nats://127.0.0.1:4222',
-      port: 50061,
+      port: 7061,
       mode: 'safe',
       logLevel: 'info',
     });

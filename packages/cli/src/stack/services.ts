@@ -14,12 +14,12 @@ export const SERVICE_NAMES = [
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 const DEFAULT_PORTS: Record<ServiceName, number> = {
-  registry: 50061,
-  synthesizer: 50062,
-  policy: 50063,
-  executor: 50064,
-  memory: 50065,
-  audit: 50066,
+  registry: 7061,
+  synthesizer: 7062,
+  policy: 7063,
+  executor: 7064,
+  memory: 7065,
+  audit: 7066,
 };
 
 /** `TOLLGATE_<NAME>_GRPC_ADDR`, the variable that moves a service's gRPC address. */
