@@ -11,13 +11,14 @@ import { parkedCallOf } from './pipeline/approval.js';
 import { approvalRequest, approvalRequestedEvent, completedEvent } from './pipeline/audit-event.js';
 import type { Authenticator } from './pipeline/authenticate.js';
 import { decideCall, denialError, policyPrincipal } from './pipeline/decide.js';
-import type { PolicyDeciders, Verdict } from './pipeline/decide.js';
-import type { IdempotencyStore } from './pipeline/idempotency.js';
-import type { RateLimiter } from './pipeline/rate-limit.js';
+import type { Verdict } from './pipeline/decide.js';
+import type { PolicyDeciders } from './state/deciders.js';
+import type { IdempotencyStore } from './state/idempotency.js';
+import type { RateLimiter } from './state/rate-limits.js';
 import { applyDefaultFields } from './pipeline/default-fields.js';
 import { acceptedResult, errorResult, pendingResult } from './pipeline/reply.js';
 import { resolveResource } from './pipeline/resolve.js';
-import type { ResourceCatalog } from './pipeline/resolve.js';
+import type { ResourceCatalog } from './state/resources.js';
 import {
   SavedQueryParameters,
   findSavedQuery,

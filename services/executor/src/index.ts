@@ -8,13 +8,10 @@ export type { CallInput, ExecutorDeps, ExecutorSettings } from './executor.js';
 export { Authenticator } from './pipeline/authenticate.js';
 export type { AuthenticatorOptions } from './pipeline/authenticate.js';
 export { auditArguments } from './pipeline/audit-event.js';
-export { PolicyDeciders, decideCall, policyPrincipal } from './pipeline/decide.js';
+export { decideCall, policyPrincipal } from './pipeline/decide.js';
 export { applyDefaultFields } from './pipeline/default-fields.js';
 export type { Verdict } from './pipeline/decide.js';
-export { IdempotencyStore } from './pipeline/idempotency.js';
-export type { IdempotencyClaim, IdempotentWrite } from './pipeline/idempotency.js';
-export { RateLimiter } from './pipeline/rate-limit.js';
-export { ResourceCatalog, resolveResource } from './pipeline/resolve.js';
+export { resolveResource } from './pipeline/resolve.js';
 export {
   SavedQueryParameters,
   findSavedQuery,
@@ -31,5 +28,10 @@ export type { RunningExecutor, StartExecutorOptions } from './service.js';
 export { DEFAULT_BUCKETS, openExecutorBuckets } from './state/buckets.js';
 export type { ExecutorBucketNames, ExecutorBuckets } from './state/buckets.js';
 export { CallResults } from './state/call-results.js';
+export { PolicyDeciders } from './state/deciders.js';
+export { IdempotencyStore } from './state/idempotency.js';
+export type { IdempotencyClaim, IdempotentWrite } from './state/idempotency.js';
 export { ParkedCalls } from './state/parked-calls.js';
 export type { ParkedCall } from './state/parked-calls.js';
+export { RateLimiter } from './state/rate-limits.js';
+export { ResourceCatalog } from './state/resources.js';

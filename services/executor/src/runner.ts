@@ -16,7 +16,7 @@ import { completedEvent, deniedEvent } from './pipeline/audit-event.js';
 import { compileCall } from './pipeline/compile.js';
 import { resolveCredential } from './pipeline/credential.js';
 import { executeCall } from './pipeline/execute.js';
-import type { IdempotencyStore } from './pipeline/idempotency.js';
+import type { IdempotencyStore } from './state/idempotency.js';
 import { agentError, errorResult, okResult } from './pipeline/reply.js';
 import { shapeCall } from './pipeline/shape.js';
 import type { CallResults } from './state/call-results.js';

@@ -1,83 +1,12 @@
 import { TollgateError, narrowToDeclared } from '@tollgate/core';
 import type { Operation, PermissionSet, Principal, PublishedResource } from '@tollgate/core';
-import { watchBucket } from '@tollgate/kit';
-import type { BucketWatch, KV, Logger } from '@tollgate/kit';
-import { LocalDecider } from '@tollgate/policy';
+import type { LocalDecider } from '@tollgate/policy';
+import type { PolicyDeciders } from '../state/deciders.js';
 import type {
-  DeciderOptions,
   OfferedPermissions,
   PolicyDecision,
   Principal as PolicyPrincipal,
 } from '@tollgate/policy';
-
-/**
- * One local decider per tenant, loaded from the compiled bundles in `tollgate_policy_bundles`
- * (key `<tenant>`) and hot-reloaded on every change. A tenant without a bundle has no decider,
- * and a damaged bundle leaves its decider denying everything: either way calls fail closed.
- */
-export class PolicyDeciders {
-  readonly #deciders = new Map<string, LocalDecider>();
-  readonly #logger: Logger;
-  readonly #options: DeciderOptions;
-  #watch: BucketWatch | undefined;
-
-  constructor(logger: Logger, options: DeciderOptions = {}) {
-    this.#logger = logger;
-    this.#options = options;
-  }
-
-  /** Deciders following `kv`; resolves once the current bundles are loaded. */
-  static async follow(kv: KV, logger: Logger, options?: DeciderOptions): Promise<PolicyDeciders> {
-    const deciders = new PolicyDeciders(logger, options);
-    deciders.#watch = await watchBucket(kv, (key, value) => deciders.apply(key, value), logger);
-    await deciders.#watch.ready;
-    return deciders;
-  }
-
-  /** Applies one KV entry (`value` undefined: the tenant's bundle was removed). */
-  apply(tenant: string, value: Uint8Array | undefined): void {
-    if (value === undefined) {
-      this.#deciders.delete(tenant);
-      this.#logger.warn({ tenant }, 'policy bundle removed; calls of this tenant are denied');
-      return;
-    }
-    let decider = this.#deciders.get(tenant);
-    if (decider === undefined) {
-      decider = new LocalDecider(this.#options);
-      this.#deciders.set(tenant, decider);
-    }
-    const loaded = decider.load(value);
-    if (loaded.ok) {
-      this.#logger.info({ tenant, version: loaded.version }, 'policy bundle loaded');
-    } else if (loaded.kept) {
-      this.#logger.warn(
-        { tenant, reason: loaded.reason },
-        'policy bundle refused; keeping the loaded one',
-      );
-    } else {
-      this.#logger.error(
-        { tenant, reason: loaded.reason },
-        'policy bundle unusable; calls of this tenant are denied',
-      );
-    }
-    const status = decider.status();
-    if (status.state === 'ready' && status.tenant !== tenant) {
-      this.#deciders.delete(tenant);
-      this.#logger.error(
-        { tenant, bundleTenant: status.tenant },
-        'policy bundle stored under another tenant; ignored',
-      );
-    }
-  }
-
-  forTenant(tenant: string): LocalDecider | undefined {
-    return this.#deciders.get(tenant);
-  }
-
-  stop(): void {
-    this.#watch?.stop();
-  }
-}
 
 /** The policy's answer for one call and what the principal may do on the resource. */
 export interface Verdict {
