@@ -8,7 +8,7 @@ import { Binary } from 'mongodb';
 import { MemoryItemKind, MemoryWrite } from '@tollgate/contracts/events/v1';
 import { EventTypes, encodeEnvelope, envelope, publishEnvelope } from '@tollgate/kit';
 import type { EventPublisher, Logger } from '@tollgate/kit';
-import type { MemoryStore } from './store.js';
+import type { MemoryStore } from './store/collections.js';
 import { formatActor } from './types.js';
 import type { Actor, Owner } from './types.js';
 

@@ -28,7 +28,7 @@ import {
 } from './convert.js';
 import type { Memory } from './memory.js';
 import type { RecallItemKind } from './recall.js';
-import { pageSize } from './validate.js';
+import { pageSize } from './requests/problems.js';
 
 /** The MemoryService implementation over a `Memory`. */
 export function memoryServiceImpl(

@@ -27,13 +27,13 @@ import type {
   SkillSchema,
   SkillStep as SkillStepMessage,
 } from '@tollgate/contracts/memory/v1';
-import type { CapabilityView } from './capabilities.js';
+import type { CapabilityView } from './capabilities/capability-book.js';
 import type { RecallItemKind } from './recall.js';
-import type { SessionSnapshot } from './sessions.js';
-import type { SessionOutcome as DomainSessionOutcome } from './sessions.js';
+import type { SessionSnapshot } from './sessions/session-book.js';
+import type { SessionOutcome as DomainSessionOutcome } from './sessions/session-book.js';
 import { formatActor } from './types.js';
 import type * as domain from './types.js';
-import { invalid } from './validate.js';
+import { invalid } from './requests/problems.js';
 
 /** A two-way map between a proto enum and domain names; UNSPECIFIED maps to undefined. */
 function enumMap<D extends string>(name: string, pairs: ReadonlyArray<readonly [D, number]>) {

@@ -8,11 +8,11 @@ import {
 } from '@tollgate/kit';
 import { BusAnnouncer } from './announce.js';
 import { addMemoryService } from './api.js';
-import { startCallLearning } from './call-events.js';
+import { startCallLearning } from './learning/call-events.js';
 import { DEV_ISSUERS_FILE, memoryConfig } from './config.js';
 import { Memory } from './memory.js';
-import { MemoryProjector } from './projector.js';
-import { openStore } from './store.js';
+import { MemoryProjector } from './projection/projector.js';
+import { openStore } from './store/collections.js';
 import { startSweeper } from './sweeper.js';
 
 await bootService({

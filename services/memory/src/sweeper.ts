@@ -5,8 +5,8 @@
  */
 import type { Logger } from '@tollgate/kit';
 import type { BusAnnouncer } from './announce.js';
-import type { MemoryProjector } from './projector.js';
-import type { SessionBook } from './sessions.js';
+import type { MemoryProjector } from './projection/projector.js';
+import type { SessionBook } from './sessions/session-book.js';
 
 export interface Sweeper {
   /** One pass now (also what the timer runs). */

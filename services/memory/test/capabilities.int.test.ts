@@ -5,7 +5,7 @@ import { RecallKind, RevisionStatus, SkillFailureAction } from '@tollgate/contra
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { CreateSkillRequestSchema } from '@tollgate/contracts/memory/v1';
 import { skillContent } from '../src/convert.js';
-import { contentHash } from '../src/revisions.js';
+import { contentHash } from '../src/capabilities/revisions.js';
 import { eventually, startMemory } from './harness.js';
 import type { MemoryHarness } from './harness.js';
 

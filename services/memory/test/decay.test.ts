@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REMEMBERED_EVENTS, countUse, decayedScore } from '../src/decay.js';
+import { REMEMBERED_EVENTS, countUse, decayedScore } from '../src/learning/decay.js';
 
 const DAY = 24 * 3600_000;
 const HALF_LIFE = 7 * DAY;

@@ -33,14 +33,14 @@ import {
 import type { GrpcServerHandle, KV, MongoHandle } from '@tollgate/kit';
 import { BusAnnouncer } from '../src/announce.js';
 import { addMemoryService } from '../src/api.js';
-import { startCallLearning } from '../src/call-events.js';
-import type { CallLearning } from '../src/call-events.js';
+import { startCallLearning } from '../src/learning/call-events.js';
+import type { CallLearning } from '../src/learning/call-events.js';
 import { DEFAULT_SETTINGS } from '../src/config.js';
 import type { MemorySettings } from '../src/config.js';
 import { Memory } from '../src/memory.js';
-import { MemoryProjector } from '../src/projector.js';
-import { openStore } from '../src/store.js';
-import type { MemoryStore } from '../src/store.js';
+import { MemoryProjector } from '../src/projection/projector.js';
+import { openStore } from '../src/store/collections.js';
+import type { MemoryStore } from '../src/store/collections.js';
 
 export const infra = {
   natsUrl: process.env.TOLLGATE_NATS_URL ?? 'nats://127.0.0.1:4222',

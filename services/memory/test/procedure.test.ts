@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { extractProcedure, skillName } from '../src/procedure.js';
-import type { ProcedureProposal } from '../src/procedure.js';
-import { readRecordedSession } from '../src/recorded-calls.js';
-import { skillSpec } from '../src/skill.js';
+import { extractProcedure, skillName } from '../src/learning/procedure.js';
+import type { ProcedureProposal } from '../src/learning/procedure.js';
+import { readRecordedSession } from '../src/sessions/recorded-calls.js';
+import { skillSpec } from '../src/capabilities/skill.js';
 import type { JsonObject } from '../src/types.js';
-import { Problems } from '../src/validate.js';
+import { Problems } from '../src/requests/problems.js';
 import {
   agentSnapshot as snapshot,
   customerById as customer,

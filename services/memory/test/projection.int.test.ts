@@ -9,7 +9,7 @@ import { EventPublisher, createLogger, openBucket } from '@tollgate/kit';
 import { BusAnnouncer } from '../src/announce.js';
 import { DEFAULT_SETTINGS } from '../src/config.js';
 import { Memory } from '../src/memory.js';
-import { MemoryProjector } from '../src/projector.js';
+import { MemoryProjector } from '../src/projection/projector.js';
 import { startMemory, uniqueName } from './harness.js';
 import type { MemoryHarness } from './harness.js';
 

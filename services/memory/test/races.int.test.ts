@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
-import type { CompletedCall } from '../src/learning.js';
+import type { CompletedCall } from '../src/learning/learner.js';
 import type { JsonObject } from '../src/types.js';
 import { startMemory, uniqueName } from './harness.js';
 import type { MemoryHarness } from './harness.js';

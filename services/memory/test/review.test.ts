@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canSee, canUse, reviewRefusal } from '../src/review.js';
+import { canSee, canUse, reviewRefusal } from '../src/access/review.js';
 import type { Actor, Owner } from '../src/types.js';
 
 const bot: Actor = { agent: 'bot', user: '' };

@@ -7,7 +7,7 @@ import {
   newCapability,
   proposeRevision,
   rejectRevision,
-} from '../src/revisions.js';
+} from '../src/capabilities/revisions.js';
 import type { Actor, Capability } from '../src/types.js';
 
 const bot: Actor = { agent: 'bot', user: '' };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findInjection } from '../src/screen.js';
-import { findSecretValues, redactSecrets, secretReason } from '../src/secret-screen.js';
+import { findInjection } from '../src/screen/injection.js';
+import { findSecretValues, redactSecrets, secretReason } from '../src/screen/secrets.js';
 
 describe('screen - injection', () => {
   it.each([

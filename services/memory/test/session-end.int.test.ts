@@ -9,7 +9,7 @@ import {
   SessionStatus,
 } from '@tollgate/contracts/memory/v1';
 import { createLogger } from '@tollgate/kit';
-import { skillCandidateOf } from '../src/session-skills.js';
+import { skillCandidateOf } from '../src/learning/session-skills.js';
 import type { JsonObject } from '../src/types.js';
 import { agentSnapshot, customerById, orderById } from './agent-snapshot.js';
 import { eventually, startMemory, uniqueName } from './harness.js';

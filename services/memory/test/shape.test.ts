@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { argumentShape, proposeSavedQuery, setAt, valueDigest } from '../src/shape.js';
-import type { ShapeUse } from '../src/shape.js';
+import { argumentShape, proposeSavedQuery, setAt, valueDigest } from '../src/learning/shape.js';
+import type { ShapeUse } from '../src/learning/shape.js';
 import type { JsonObject } from '../src/types.js';
 
 const byId = (id: string, fields = ['id', 'amount', 'created_at']): JsonObject => ({

@@ -17,7 +17,7 @@
  */
 import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
-import type { Actor, Owner } from './types.js';
+import type { Actor, Owner } from '../types.js';
 
 /** The actor a verified principal is. */
 export function actorOf(principal: Principal): Actor {

@@ -9,14 +9,15 @@ import { TollgateError } from '@tollgate/core';
 import type { CandidateBook } from './candidates.js';
 import { countUse } from './decay.js';
 import type { UsageSignal } from './decay.js';
-import type { DerivedFact, PreferenceBook } from './preferences.js';
-import { findInjection } from './screen.js';
-import { secretReason } from './secret-screen.js';
+import type { DerivedFact, PreferenceBook } from '../preferences/preference-book.js';
+import { findInjection } from '../screen/injection.js';
+import { secretReason } from '../screen/secrets.js';
 import { argumentShape, proposeSavedQuery, valueDigest } from './shape.js';
 import type { ArgumentShape, ShapeUse } from './shape.js';
-import { claimTransition, contentionPause, isDuplicateKey, ownedId } from './store.js';
-import type { MemoryStore, StoredDocument } from './store.js';
-import type { JsonObject, JsonValue, Owner } from './types.js';
+import { claimTransition, contentionPause, isDuplicateKey } from '../store/claims.js';
+import { ownedId } from '../store/collections.js';
+import type { MemoryStore, StoredDocument } from '../store/collections.js';
+import type { JsonObject, JsonValue, Owner } from '../types.js';
 
 /** A completed call as the learner needs it (from a `call.completed` event). */
 export interface CompletedCall {

@@ -2,11 +2,11 @@
  * What a saved query is: a tool call with some values left open as named parameters. Checked
  * and screened before it is stored; the synthesizer offers approved ones as narrower tools.
  */
-import type { CapabilitySpec } from './capabilities.js';
-import { setAt } from './shape.js';
-import type { JsonObject, SavedQueryContent, SavedQueryParameter } from './types.js';
-import type { Problems } from './validate.js';
-import { PARAMETER, SAVED_QUERY_NAME_MAX, TOOL } from './validate.js';
+import type { CapabilitySpec } from './capability-spec.js';
+import { setAt } from '../learning/shape.js';
+import type { JsonObject, SavedQueryContent, SavedQueryParameter } from '../types.js';
+import type { Problems } from '../requests/problems.js';
+import { PARAMETER, SAVED_QUERY_NAME_MAX, TOOL } from '../requests/names.js';
 
 const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'array'];
 const MAX_PARAMETERS = 20;

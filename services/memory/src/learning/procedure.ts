@@ -9,13 +9,13 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '@tollgate/core';
-import { readRecordedSession } from './recorded-calls.js';
-import type { RecordedCall } from './recorded-calls.js';
-import { findInjection } from './screen.js';
-import { findSecretValues, pointerJoin } from './secret-screen.js';
+import { readRecordedSession } from '../sessions/recorded-calls.js';
+import type { RecordedCall } from '../sessions/recorded-calls.js';
+import { findInjection } from '../screen/injection.js';
+import { findSecretValues, pointerJoin } from '../screen/secrets.js';
 import { argumentShape, jsonType, setAt } from './shape.js';
 import type { ArgumentShape, Slot } from './shape.js';
-import type { JsonObject, JsonValue, SkillContent, SkillParameter, SkillStep } from './types.js';
+import type { JsonObject, JsonValue, SkillContent, SkillParameter, SkillStep } from '../types.js';
 
 /** A skill candidate's content, name, signal and evidence. */
 export interface ProcedureProposal {

@@ -7,17 +7,20 @@
 import { randomUUID } from 'node:crypto';
 import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
-import type { Announcer } from './announce.js';
-import { decayedScore } from './decay.js';
-import type { ProjectionHook } from './projector.js';
-import { actorOf, assertMayReview, canSee } from './review.js';
-import { listScope, useScope, writeOwner } from './scope.js';
-import { claimTransition, contentionPause, findPage, isDuplicateKey, ownedId } from './store.js';
-import type { MemoryStore, StoredDocument } from './store.js';
-import { StoredDoc } from './stored.js';
-import { MEMORY_ACTOR } from './types.js';
-import type { Actor, JsonValue, Owner, PreferenceRecord, PreferenceStatus } from './types.js';
-import { ITEM_ID, KIND, PREFERENCE_KEY, Problems, SESSION_ID } from './validate.js';
+import type { Announcer } from '../announce.js';
+import { decayedScore } from '../learning/decay.js';
+import type { ProjectionHook } from '../projection/hook.js';
+import { actorOf, assertMayReview, canSee } from '../access/review.js';
+import { listScope, useScope, writeOwner } from '../access/scope.js';
+import { claimTransition, contentionPause, isDuplicateKey } from '../store/claims.js';
+import { findPage } from '../store/paging.js';
+import { ownedId } from '../store/collections.js';
+import type { MemoryStore, StoredDocument } from '../store/collections.js';
+import { readPreference } from './preference-doc.js';
+import { MEMORY_ACTOR } from '../types.js';
+import type { Actor, JsonValue, Owner, PreferenceRecord, PreferenceStatus } from '../types.js';
+import { ITEM_ID, KIND, PREFERENCE_KEY, SESSION_ID } from '../requests/names.js';
+import { Problems } from '../requests/problems.js';
 
 export interface PreferenceDeps {
   store: MemoryStore;
@@ -356,26 +359,4 @@ export class PreferenceBook {
       writtenBy: by,
     });
   }
-}
-
-export function readPreference(doc: StoredDocument): PreferenceRecord {
-  const d = new StoredDoc('memory_preferences', doc);
-  return {
-    id: d.string('_id'),
-    owner: d.owner(),
-    key: d.string('key'),
-    kind: d.string('kind'),
-    value: d.json('valueJson'),
-    text: d.string('text'),
-    status: d.oneOf('status', ['proposed', 'active'] as const),
-    source: d.oneOf('source', ['stated', 'agent', 'derived'] as const),
-    sessionId: d.string('sessionId'),
-    createdBy: d.actor('createdBy'),
-    confirmedBy: d.optionalActor('confirmedBy'),
-    createdAt: d.date('createdAt'),
-    updatedAt: d.date('updatedAt'),
-    lastConfirmedAt: d.optionalDate('lastConfirmedAt'),
-    score: d.number('score'),
-    version: d.number('version'),
-  };
 }

@@ -6,10 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '@tollgate/core';
-import type { JsonObject, JsonValue } from './types.js';
-import type { SavedQueryParameter } from './types.js';
-import { pointerJoin } from './secret-screen.js';
-import { SAVED_QUERY_NAME_MAX } from './validate.js';
+import type { JsonObject, JsonValue } from '../types.js';
+import type { SavedQueryParameter } from '../types.js';
+import { pointerJoin } from '../screen/secrets.js';
+import { SAVED_QUERY_NAME_MAX } from '../requests/names.js';
 
 /** Keys whose values are part of a call's shape, not values the caller varies. */
 const STRUCTURAL_KEYS = new Set(['field', 'op', 'order', 'kind', 'interval', 'fields', 'sort']);

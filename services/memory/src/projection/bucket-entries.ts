@@ -12,8 +12,8 @@ import {
   savedQueryKey,
 } from '@tollgate/core';
 import type { PublishedFieldPreference, PublishedSavedQuery } from '@tollgate/core';
-import { approvedRevision } from './revisions.js';
-import type { Capability, Owner, PreferenceRecord, SavedQueryContent } from './types.js';
+import { approvedRevision } from '../capabilities/revisions.js';
+import type { Capability, Owner, PreferenceRecord, SavedQueryContent } from '../types.js';
 
 /** Preference keys `preferred_fields:<tool>` are the ones projected (when of that kind). */
 export const PREFERRED_FIELDS = 'preferred_fields';

@@ -7,16 +7,17 @@
 import { randomUUID } from 'node:crypto';
 import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
-import type { Announcer } from './announce.js';
-import type { CapabilityBook } from './capabilities.js';
-import type { PreferenceBook } from './preferences.js';
-import { actorOf, assertMayReview, canSee, isProposer } from './review.js';
-import { checkSavedQueryName, savedQuerySpec } from './saved-query.js';
-import { skillSpec } from './skill.js';
-import { listScope } from './scope.js';
-import { claimTransition, findPage, isDuplicateKey, releaseTransition } from './store.js';
-import type { MemoryStore, StoredDocument } from './store.js';
-import { StoredDoc } from './stored.js';
+import type { Announcer } from '../announce.js';
+import type { CapabilityBook } from '../capabilities/capability-book.js';
+import type { PreferenceBook } from '../preferences/preference-book.js';
+import { actorOf, assertMayReview, canSee, isProposer } from '../access/review.js';
+import { checkSavedQueryName, savedQuerySpec } from '../capabilities/saved-query.js';
+import { skillSpec } from '../capabilities/skill.js';
+import { listScope } from '../access/scope.js';
+import { claimTransition, isDuplicateKey, releaseTransition } from '../store/claims.js';
+import { findPage } from '../store/paging.js';
+import type { MemoryStore, StoredDocument } from '../store/collections.js';
+import { StoredDoc } from '../store/stored-doc.js';
 import type {
   Actor,
   CandidateKind,
@@ -24,8 +25,9 @@ import type {
   CandidateStatus,
   SavedQueryContent,
   SkillContent,
-} from './types.js';
-import { ITEM_ID, NAME, Problems } from './validate.js';
+} from '../types.js';
+import { ITEM_ID, NAME } from '../requests/names.js';
+import { Problems } from '../requests/problems.js';
 
 export interface CandidateDeps {
   store: MemoryStore;

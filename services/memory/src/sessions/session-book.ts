@@ -7,14 +7,16 @@
  */
 import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
-import type { Announcer } from './announce.js';
-import { actorOf } from './review.js';
-import { redactSecrets } from './secret-screen.js';
-import { claimTransition, isDuplicateKey, ownedId } from './store.js';
-import type { MemoryStore, StoredDocument } from './store.js';
-import { StoredDoc } from './stored.js';
-import type { JsonObject, Owner } from './types.js';
-import { Problems, SESSION_ID, preview } from './validate.js';
+import type { Announcer } from '../announce.js';
+import { actorOf } from '../access/review.js';
+import { redactSecrets } from '../screen/secrets.js';
+import { claimTransition, isDuplicateKey } from '../store/claims.js';
+import { ownedId } from '../store/collections.js';
+import type { MemoryStore, StoredDocument } from '../store/collections.js';
+import { StoredDoc } from '../store/stored-doc.js';
+import type { JsonObject, Owner } from '../types.js';
+import { Problems, preview } from '../requests/problems.js';
+import { SESSION_ID } from '../requests/names.js';
 
 /** How a session ended, as its agent reports it. */
 export type SessionOutcome = 'succeeded' | 'failed' | 'abandoned';

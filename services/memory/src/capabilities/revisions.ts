@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson, TollgateError } from '@tollgate/core';
-import { assertMayReview, isProposer } from './review.js';
-import type { Actor, Capability, Owner, Revision } from './types.js';
+import { assertMayReview, isProposer } from '../access/review.js';
+import type { Actor, Capability, Owner, Revision } from '../types.js';
 
 /** Revisions kept per saved query or skill. */
 export const MAX_REVISIONS = 100;

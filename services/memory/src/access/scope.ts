@@ -5,7 +5,7 @@
 import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
 import type { Document } from 'mongodb';
-import type { Owner } from './types.js';
+import type { Owner } from '../types.js';
 
 const AGENT = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 

@@ -4,16 +4,16 @@
  * outputs it produces, the resources and permissions it needs, what to do on failure, and a
  * plain-language description. Checked and screened before it is stored.
  */
-import type { CapabilitySpec } from './capabilities.js';
+import type { CapabilitySpec } from './capability-spec.js';
 import type {
   FailureAction,
   JsonObject,
   SkillContent,
   SkillParameter,
   SkillStep,
-} from './types.js';
-import type { Problems } from './validate.js';
-import { JSON_TYPES, NAME, PARAMETER, TOOL } from './validate.js';
+} from '../types.js';
+import type { Problems } from '../requests/problems.js';
+import { JSON_TYPES, NAME, PARAMETER, TOOL } from '../requests/names.js';
 
 const MAX_STEPS = 30;
 const MAX_PARAMETERS = 30;

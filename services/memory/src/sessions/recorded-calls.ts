@@ -7,7 +7,7 @@
  * operation, status and Tollgate call id. Read tolerantly: what cannot be read is reported, not
  * guessed. Pure.
  */
-import type { JsonObject, JsonValue } from './types.js';
+import type { JsonObject, JsonValue } from '../types.js';
 
 export const AGENT_SNAPSHOT_FORMAT = 'tollgate.agent.v1';
 

@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
 import type { Collection, Document } from 'mongodb';
-import type { Announcer, WriteKind } from './announce.js';
-import { actorOf, canSee } from './review.js';
+import type { Announcer, WriteKind } from '../announce.js';
+import { actorOf, canSee } from '../access/review.js';
 import {
   approveRevision,
   approvedRevision,
@@ -18,35 +18,15 @@ import {
   proposeRevision,
   rejectRevision,
 } from './revisions.js';
-import { listScope, useScope, writeOwner } from './scope.js';
+import { listScope, useScope, writeOwner } from '../access/scope.js';
 import { capabilityDoc, readCapability } from './capability-docs.js';
-import { claimTransition, findPage, isDuplicateKey } from './store.js';
-import type { StoredDocument } from './store.js';
-import type {
-  Actor,
-  Capability,
-  CapabilityKind,
-  JsonObject,
-  Owner,
-  Revision,
-  RevisionStatus,
-} from './types.js';
-import { ITEM_ID, NAME, Problems, SESSION_ID } from './validate.js';
-
-/** What differs between saved queries and skills. */
-export interface CapabilitySpec<C> {
-  kind: CapabilityKind;
-  /** `saved query` or `skill`, for messages. */
-  label: string;
-  /** Checks and screens content, reporting problems under the request's field names. */
-  check(content: C, problems: Problems): void;
-  /** Rules on names beyond NAME (checked when a capability is created or edited). */
-  checkName?(name: string, problems: Problems): void;
-  toJson(content: C): JsonObject;
-  fromJson(json: JsonObject): C;
-  /** A value to index for listing by (e.g. the saved query's tool). */
-  indexKey?(content: C): string;
-}
+import type { CapabilitySpec } from './capability-spec.js';
+import { claimTransition, isDuplicateKey } from '../store/claims.js';
+import { findPage } from '../store/paging.js';
+import type { StoredDocument } from '../store/collections.js';
+import type { Actor, Capability, Owner, Revision, RevisionStatus } from '../types.js';
+import { ITEM_ID, NAME, SESSION_ID } from '../requests/names.js';
+import { Problems } from '../requests/problems.js';
 
 export interface CapabilityDeps {
   collection: Collection<StoredDocument>;

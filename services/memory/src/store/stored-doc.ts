@@ -2,7 +2,7 @@
  * Reading documents back from MongoDB without trusting their shape: every field is checked and
  * a malformed document fails with the collection, id and field it is about.
  */
-import type { Actor, JsonValue, Owner } from './types.js';
+import type { Actor, JsonValue, Owner } from '../types.js';
 
 /** A stored document that does not have the shape the service wrote. */
 export class CorruptDocumentError extends Error {

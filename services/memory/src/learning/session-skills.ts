@@ -10,10 +10,11 @@ import type { Logger } from '@tollgate/kit';
 import type { CandidateBook } from './candidates.js';
 import { readCandidate } from './candidates.js';
 import { extractProcedure } from './procedure.js';
-import type { SessionSnapshot } from './sessions.js';
-import { skillSpec } from './skill.js';
-import type { MemoryStore } from './store.js';
-import { NAME, Problems } from './validate.js';
+import type { SessionSnapshot } from '../sessions/session-book.js';
+import { skillSpec } from '../capabilities/skill.js';
+import type { MemoryStore } from '../store/collections.js';
+import { NAME } from '../requests/names.js';
+import { Problems } from '../requests/problems.js';
 
 /** Confidence of a skill candidate from one successful session. */
 export const SESSION_SKILL_CONFIDENCE = 0.5;

@@ -2,10 +2,10 @@
  * How a saved query or skill is stored: one document per capability with every revision
  * embedded (content as JSON text), and how it is read back and checked.
  */
-import type { CapabilitySpec } from './capabilities.js';
-import type { StoredDocument } from './store.js';
-import { StoredDoc } from './stored.js';
-import type { Capability } from './types.js';
+import type { CapabilitySpec } from './capability-spec.js';
+import type { StoredDocument } from '../store/collections.js';
+import { StoredDoc } from '../store/stored-doc.js';
+import type { Capability } from '../types.js';
 
 export function capabilityDoc<C>(
   spec: CapabilitySpec<C>,

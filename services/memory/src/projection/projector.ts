@@ -9,8 +9,8 @@
  */
 import { JetStreamApiCodes } from '@nats-io/jetstream';
 import type { KV, Logger } from '@tollgate/kit';
-import { readCapability } from './capability-docs.js';
-import { readPreference } from './preferences.js';
+import { readCapability } from '../capabilities/capability-docs.js';
+import { readPreference } from '../preferences/preference-doc.js';
 import {
   PREFERRED_FIELDS,
   entryText,
@@ -20,19 +20,12 @@ import {
   preferenceKeyOf,
   publishedFieldPreference,
   publishedSavedQuery,
-} from './published.js';
-import type { ProjectedItem } from './published.js';
-import { savedQuerySpec } from './saved-query.js';
-import type { MemoryStore } from './store.js';
-import type { Owner } from './types.js';
-
-/** What the books tell the projection after a transition. */
-export interface ProjectionHook {
-  /** The saved query `name` of `owner` was approved, replaced or deleted. */
-  savedQueryChanged(owner: Owner, name: string): Promise<void>;
-  /** The preference `key` of `owner` changed (keys other than `preferred_fields:*` are ignored). */
-  preferenceChanged(owner: Owner, key: string): Promise<void>;
-}
+} from './bucket-entries.js';
+import type { ProjectedItem } from './bucket-entries.js';
+import { savedQuerySpec } from '../capabilities/saved-query.js';
+import type { MemoryStore } from '../store/collections.js';
+import type { Owner } from '../types.js';
+import type { ProjectionHook } from './hook.js';
 
 /** What one reconciliation pass found. */
 export interface ProjectionReport {

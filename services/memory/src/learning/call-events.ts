@@ -10,7 +10,7 @@ import { CallStatus } from '@tollgate/contracts/call/v1';
 import type { EventEnvelope } from '@tollgate/contracts/events/v1';
 import { EVENT_SCHEMA_VERSION, EventTypes, consumeEvents, decodeEnvelope } from '@tollgate/kit';
 import type { JsMsg, Logger } from '@tollgate/kit';
-import type { CompletedCall, Learner } from './learning.js';
+import type { CompletedCall, Learner } from './learner.js';
 
 const NAME = /^[a-z][a-z0-9_]{0,63}$/;
 const PRINCIPAL_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
