@@ -23,6 +23,22 @@ export type { BucketWatch, KV, KvEntry } from './bus/kv.js';
 export { MemoryProjection } from './bus/memory-projection.js';
 export { StoreUnavailableError, connectMongo, ensureIndexes } from './mongo/mongo.js';
 export type { IndexPlan, MongoHandle } from './mongo/mongo.js';
+export {
+  PAGE_SIZE,
+  decodePageToken,
+  encodePageToken,
+  pagePositions,
+  pageSize,
+  readPageToken,
+} from './requests/page-token.js';
+export type { PageLimits, PageTokenRead } from './requests/page-token.js';
+export {
+  RequestProblems,
+  checkRequest,
+  hasControlCharacter,
+  requestChecker,
+  shown,
+} from './requests/problems.js';
 export { Lifecycle, runService } from './lifecycle/service.js';
 export type { Stoppable } from './lifecycle/service.js';
 export { ListenError, listenGrpc } from './grpc/server.js';

@@ -11,11 +11,11 @@ import type {
   VerifyResponseSchema,
 } from '@tollgate/contracts/audit/v1';
 import { StatsGroup } from '@tollgate/contracts/audit/v1';
+import { encodePageToken } from '@tollgate/kit';
 import type { Filter } from 'mongodb';
 import { ChainWalk, GENESIS } from './chain/chain.js';
 import { CALL_EVENT_TYPES } from './outcome.js';
-import { filterText, invalidField, pageSize } from './read/invalid.js';
-import { decodePageToken, encodePageToken, querySeal } from './read/page-token.js';
+import { filterText, invalidField, pageAfter, pageSize } from './read/invalid.js';
 import { parseQuery, timeRange } from './read/query.js';
 import { storedEvent, toAuditRecord } from './read/records.js';
 import { CALL_ROW_FIELDS, StatsAccumulator } from './read/stats.js';
@@ -60,8 +60,8 @@ export class AuditTrail {
     request: ReplaySessionRequest,
   ): Promise<{ records: AuditRecord[]; steps: SessionStep[]; nextPageToken: string }> {
     const sessionId = requiredSession(request.sessionId);
-    const seal = querySeal({ tenant, session_id: sessionId, replay: true });
-    const after = decodePageToken(request.pageToken, seal);
+    const seal = { tenant, session_id: sessionId, replay: true };
+    const after = pageAfter(request.pageToken, seal);
     const size = pageSize('page_size', request.pageSize, REPLAY_PAGE_SIZE, MAX_REPLAY_PAGE_SIZE);
     const docs = await this.#page({ tenant, session_id: sessionId, seq: { $gt: after } }, size);
     const records: AuditRecord[] = [];

@@ -14,7 +14,6 @@ export type { DraftView, DraftsDeps } from './drafts.js';
 export { echoProposal } from './echo.js';
 export { PreconditionFailed } from './errors.js';
 export { applyMergePatch } from './merge-patch.js';
-export { decodePageToken, encodePageToken } from './page-token.js';
 export {
   DISCOVERY_PATHS,
   checkPartial,
@@ -42,7 +41,7 @@ export type {
   RegistryDeps,
   ResourceQuery,
 } from './registry.js';
-export { PAGE_SIZE, RequestProblems, checkRequest } from './requests.js';
+export { RegistryRequestProblems, checkRequest } from './requests.js';
 export { resourceId, scopeOf, versionId } from './scope.js';
 export type { ResourceRef, Scope } from './scope.js';
 export { startRegistry } from './service.js';

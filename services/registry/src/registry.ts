@@ -6,6 +6,7 @@ import {
   validateDescriptor,
 } from '@tollgate/core';
 import type { CredentialNamespaces, Principal, ResourceDescriptor } from '@tollgate/core';
+import { decodePageToken, encodePageToken, pagePositions } from '@tollgate/kit';
 import type { Catalog } from './catalog.js';
 import { assertCredentialInScope } from './credential-scope.js';
 import { diffDocuments } from './diff.js';
@@ -20,7 +21,6 @@ import {
   versionConflict,
   versionNotFound,
 } from './errors.js';
-import { decodePageToken, encodePageToken } from './page-token.js';
 import type { VersionRecord } from './records.js';
 import { resourceId, scopeOf } from './scope.js';
 import type { ResourceRef } from './scope.js';
@@ -160,7 +160,7 @@ export class Registry {
       type: query.type ?? '',
       deleted: query.includeDeleted,
     };
-    const after = decodePageToken(query.pageToken, filter, 'string');
+    const after = decodePageToken(query.pageToken, filter, pagePositions.name);
     const page = this.#catalog.list(scope, {
       labels: query.labels,
       type: query.type,
@@ -181,7 +181,8 @@ export class Registry {
     const latest = await this.#current(ref);
     if (latest === undefined) throw resourceNotFound(ref);
     const bound = { history: resourceId(ref) };
-    const before = decodePageToken(query.pageToken, bound, 'number') ?? latest.version + 1;
+    const before =
+      decodePageToken(query.pageToken, bound, pagePositions.sequence) ?? latest.version + 1;
     const top = Math.min(before - 1, latest.version);
     const last = Math.max(1, top - query.pageSize + 1);
     const records = top < 1 ? [] : await this.#store.versions(ref, top, last);

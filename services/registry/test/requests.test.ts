@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TollgateError } from '@tollgate/core';
-import { PAGE_SIZE, checkRequest } from '../src/requests.js';
+import { PAGE_SIZE } from '@tollgate/kit';
+import { checkRequest } from '../src/requests.js';
 
 function problemsOf(run: () => unknown): { message: string; details: unknown[] } {
   try {

@@ -1,4 +1,5 @@
 import { TollgateError } from '@tollgate/core';
+import { pagePositions, readPageToken } from '@tollgate/kit';
 
 /** A request field that is not acceptable: INVALID_ARGUMENT naming the field. */
 export function invalidField(
@@ -32,6 +33,23 @@ export function pageSize(path: string, value: number, fallback: number, max: num
   if (value === 0) return fallback;
   if (value > max) throw invalidField(path, 'too large', `1..${max}`, String(value));
   return value;
+}
+
+/**
+ * The sequence a page token continues after (0 for no token), for the query `seal` stands for;
+ * refuses forged tokens and tokens of a query with other filters.
+ */
+export function pageAfter(token: string, seal: unknown, path = 'page_token'): number {
+  const read = readPageToken(token, seal, pagePositions.sequence);
+  if (!('refused' in read)) return read.position ?? 0;
+  if (read.refused === 'other_query') {
+    throw invalidField(
+      path,
+      'belongs to a query with other filters',
+      'next_page_token of the same query',
+    );
+  }
+  throw invalidField(path, 'not a page token', 'next_page_token of a previous response');
 }
 
 function hasControlCharacter(value: string): boolean {

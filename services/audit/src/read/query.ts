@@ -8,8 +8,7 @@ import { DecisionEffect } from '@tollgate/contracts/policy/v1';
 import { isEventType } from '../ingest/decode.js';
 import { decisionName, errorCodeName, statusName } from '../ingest/draft.js';
 import type { AuditDocument } from '../record.js';
-import { filterText, invalidField, pageSize } from './invalid.js';
-import { decodePageToken, querySeal } from './page-token.js';
+import { filterText, invalidField, pageAfter, pageSize } from './invalid.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
@@ -20,8 +19,8 @@ export interface RecordQuery {
   pageSize: number;
   /** Sequence the page starts after. */
   after: number;
-  /** Ties page tokens to these filters. */
-  seal: string;
+  /** What page tokens are bound to: these filters. */
+  seal: unknown;
 }
 
 /** Checks every filter of a `QueryRequest` and builds the query for `tenant`. */
@@ -57,8 +56,8 @@ export function parseQuery(tenant: string, request: QueryRequest): RecordQuery {
   }
   const range = timeRange(request.from, request.to);
   if (range) filter.occurred_at = range;
-  const seal = querySeal({ ...filter, occurred_at: range && rangeText(range) });
-  const after = decodePageToken(request.pageToken, seal);
+  const seal = { ...filter, occurred_at: range && rangeText(range) };
+  const after = pageAfter(request.pageToken, seal);
   const size = pageSize('page_size', request.pageSize, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   return { filter: filter as Filter<AuditDocument>, pageSize: size, after, seal };
 }

@@ -4,13 +4,12 @@ import { RpcError, RpcStatus, addService } from '@tollgate/contracts';
 import type { RpcContext } from '@tollgate/contracts';
 import { PolicyService } from '@tollgate/contracts/policy/v1';
 import type { Principal, TokenVerifier } from '@tollgate/core';
-import { authenticateRpc, tollgateErrorToRpc } from '@tollgate/kit';
+import { authenticateRpc, pageSize, tollgateErrorToRpc } from '@tollgate/kit';
 import type { Logger } from '@tollgate/kit';
 import type { Approvals } from '../approvals/approvals.js';
 import type { Declarations } from '../declarations/declarations.js';
 import type { Decisions } from '../decisions.js';
 import { PreconditionFailed } from '../errors.js';
-import { pageSize } from '../paging.js';
 import {
   agentMessage,
   approvalMessage,

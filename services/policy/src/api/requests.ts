@@ -1,50 +1,29 @@
 /**
- * Checks of gRPC request fields, before anything is read or written. Every problem of a
- * request is reported at once, each naming the field, what was expected and what was found.
+ * Checks of the policy service's gRPC request fields, on top of kit's common ones (resource
+ * names, ids, texts, descriptors): every problem of a request is reported at once.
  */
 import { isIP } from 'node:net';
 import type { JsonObject } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import type { Principal as WirePrincipal } from '@tollgate/contracts/common/v1';
-import { TollgateError } from '@tollgate/core';
-import type { ErrorDetail, Operation, Principal } from '@tollgate/core';
+import type { Operation, Principal } from '@tollgate/core';
+import { RequestProblems, requestChecker, shown } from '@tollgate/kit';
 import { OPERATIONS } from '@tollgate/policy';
 import type { CallContext } from '@tollgate/policy';
 
-const RESOURCE_NAME = /^[a-z][a-z0-9_]{2,62}$/;
 const DECLARATION_NAME = /^[a-z][a-z0-9_-]{2,62}$/;
 const TOKEN_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const MAX_REASON = 1000;
 const MAX_USER = 200;
 /** Context attributes a decision request may carry, and their meaning. */
 const CONTEXT_ATTRIBUTES = ['limit'];
 
-/** Collects the problems of one request; `done()` throws them as one INVALID_ARGUMENT. */
-export class RequestProblems {
-  readonly #problems: ErrorDetail[] = [];
-
-  add(path: string, expected: string, found: string, message?: string): void {
-    this.#problems.push({
-      path,
-      message: message ?? `expected ${expected}, found ${found}`,
-      expected,
-      found,
-    });
-  }
-
+/** The problems of one policy request. */
+export class PolicyRequestProblems extends RequestProblems {
   /** An optional tenant (empty = the caller's); a different one is refused later as TENANT_MISMATCH. */
   tenant(path: string, value: string): string | undefined {
     if (value === '') return undefined;
     if (!TOKEN_NAME.test(value)) this.add(path, 'a tenant name', shown(value));
-    return value;
-  }
-
-  resourceName(path: string, value: string): string {
-    if (value === '') this.add(path, 'a resource name such as es_orders', 'nothing', 'required');
-    else if (!RESOURCE_NAME.test(value))
-      this.add(path, 'a resource name matching [a-z][a-z0-9_]{2,62}', shown(value));
     return value;
   }
 
@@ -67,30 +46,8 @@ export class RequestProblems {
     return value as Operation;
   }
 
-  /** A required descriptor (a `google.protobuf.Struct`); typed as present since `done()` throws first. */
-  descriptor(path: string, value: JsonObject | undefined, kind: string): JsonObject {
-    if (value === undefined)
-      this.add(
-        path,
-        `a ${kind} descriptor (apiVersion, kind, metadata, spec)`,
-        'nothing',
-        'required',
-      );
-    return value as JsonObject;
-  }
-
   approvalId(path: string, value: string): string {
-    if (value === '') this.add(path, 'the id of an approval', 'nothing', 'required');
-    else if (!UUID.test(value)) this.add(path, 'an approval id (a lowercase UUID)', shown(value));
-    return value;
-  }
-
-  text(path: string, value: string, max = MAX_REASON): string {
-    if (value.length > max)
-      this.add(path, `at most ${max} characters`, `${value.length} characters`);
-    else if (hasControlCharacter(value.replace(/[\n\t]/g, ' ')))
-      this.add(path, 'text without control characters', 'control characters');
-    return value;
+    return this.uuid(path, value, 'approval');
   }
 
   /**
@@ -150,30 +107,7 @@ export class RequestProblems {
     }
     return out;
   }
-
-  /** Throws the collected problems, if any, as one INVALID_ARGUMENT error. */
-  done(): void {
-    const [first, ...rest] = this.#problems;
-    if (first === undefined) return;
-    const more = rest.length === 0 ? '' : ` (and ${rest.length} more)`;
-    throw new TollgateError('INVALID_ARGUMENT', `${first.path}: ${first.message}${more}`, {
-      details: this.#problems,
-    });
-  }
 }
 
 /** Checks one request: `checkRequest(p => …)` returns what the callback returns, or throws. */
-export function checkRequest<T>(build: (problems: RequestProblems) => T): T {
-  const problems = new RequestProblems();
-  const value = build(problems);
-  problems.done();
-  return value;
-}
-
-function shown(value: string): string {
-  return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
-}
-
-function hasControlCharacter(text: string): boolean {
-  return [...text].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f);
-}
+export const checkRequest = requestChecker(() => new PolicyRequestProblems());

@@ -1,12 +1,11 @@
 import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
-import { tenantOf } from '@tollgate/kit';
+import { decodePageToken, encodePageToken, tenantOf } from '@tollgate/kit';
 import type { EventPublisher, Logger } from '@tollgate/kit';
 import { ROLES } from '../declarations/access.js';
 import type { AccessControl } from '../declarations/access.js';
 import { PreconditionFailed, forbidden, notFound } from '../errors.js';
 import { announceDecision } from '../events.js';
-import { decodePageToken, encodePageToken } from '../paging.js';
 import type { ApprovalStore, PendingCursor } from '../store/approvals.js';
 import { approverName, decided } from './record.js';
 import type { ApprovalDecision, ApprovalOutcome, ApprovalRecord } from './record.js';

@@ -1,13 +1,12 @@
 import type { JsonValue } from '@bufbuild/protobuf';
 import { descriptorHash } from '@tollgate/core';
 import type { Principal, PublishedResource } from '@tollgate/core';
-import { tenantOf } from '@tollgate/kit';
+import { decodePageToken, encodePageToken, pagePositions, tenantOf } from '@tollgate/kit';
 import type { Bundles } from '../bundles/bundles.js';
 import type { TenantCompiler } from '../bundles/compile.js';
 import type { PublishedBundle } from '../bundles/publisher.js';
 import { concurrentChange, notFound, versionConflict } from '../errors.js';
 import type { DeclarationChange } from '../events.js';
-import { decodePageToken, encodePageToken } from '../paging.js';
 import type {
   DeclarationKind,
   DeclarationRecord,
@@ -191,8 +190,7 @@ export class Declarations {
     const plural = store.kind === 'Agent' ? 'agents' : 'policies';
     await this.#deps.access.require(principal, [ROLES.admin, ROLES.approver], `list ${plural}`);
     const bound = { list: plural, tenant };
-    const isName = (p: unknown): p is string => typeof p === 'string';
-    const after = decodePageToken(query.pageToken, bound, isName);
+    const after = decodePageToken(query.pageToken, bound, pagePositions.name);
     const live = (await store.liveIn(tenant)).filter((r) => after === undefined || r.name > after);
     const records = live.slice(0, query.pageSize);
     const last = records.at(-1);
