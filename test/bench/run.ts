@@ -37,6 +37,11 @@ const benches: Array<{ name: string; script: string; needsInfra: boolean }> = [
     needsInfra: true,
   },
   { name: 'audit ingest', script: 'services/audit/bench/ingest.bench.ts', needsInfra: true },
+  {
+    name: 'memory screen: precision and recall on the labelled corpus',
+    script: 'services/memory/bench/screen.bench.ts',
+    needsInfra: false,
+  },
 ];
 
 const only = process.argv.slice(2);

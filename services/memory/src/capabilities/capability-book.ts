@@ -26,7 +26,7 @@ import { findPage } from '../store/paging.js';
 import type { StoredDocument } from '../store/collections.js';
 import type { Actor, Capability, Owner, Revision, RevisionStatus } from '../types.js';
 import { ITEM_ID, NAME, SESSION_ID } from '../requests/names.js';
-import { Problems } from '../requests/problems.js';
+import { Problems, TOOLS_EXPECTED } from '../requests/problems.js';
 
 export interface CapabilityDeps {
   collection: Collection<StoredDocument>;
@@ -228,7 +228,9 @@ export class CapabilityBook<C> {
         'a sha256 hex digest',
       );
     }
-    problems.text('reason', decision.reason, { max: 500 }).screen('reason', decision.reason);
+    problems
+      .text('reason', decision.reason, { max: 500 })
+      .screen('reason', decision.reason, TOOLS_EXPECTED);
     problems.throwIfAny('Approval refused');
     const reviewer = actorOf(principal);
     const result = await this.#change(principal, id, (capability) =>
@@ -247,7 +249,9 @@ export class CapabilityBook<C> {
     const problems = new Problems();
     if (decision.revision < 1)
       problems.add('revision', 'revision is required', 'a revision number ≥ 1');
-    problems.text('reason', decision.reason, { max: 500 }).screen('reason', decision.reason);
+    problems
+      .text('reason', decision.reason, { max: 500 })
+      .screen('reason', decision.reason, TOOLS_EXPECTED);
     problems.throwIfAny('Rejection refused');
     const reviewer = actorOf(principal);
     const result = await this.#change(principal, id, (capability) =>

@@ -5,6 +5,7 @@
 import type { CapabilitySpec } from './capability-spec.js';
 import { setAt } from '../learning/shape.js';
 import type { JsonObject, SavedQueryContent, SavedQueryParameter } from '../types.js';
+import { TOOLS_EXPECTED } from '../requests/problems.js';
 import type { Problems } from '../requests/problems.js';
 import { PARAMETER, SAVED_QUERY_NAME_MAX, TOOL } from '../requests/names.js';
 
@@ -18,7 +19,7 @@ export const savedQuerySpec: CapabilitySpec<SavedQueryContent> = {
   check(content, problems) {
     problems
       .text('description', content.description, { max: 1000 })
-      .screen('description', content.description)
+      .screen('description', content.description, TOOLS_EXPECTED)
       .match('tool', content.tool, TOOL, 'a tool name such as es_orders_search');
     if (Buffer.byteLength(JSON.stringify(content.arguments)) > MAX_ARGUMENT_BYTES) {
       problems.add(
@@ -27,7 +28,7 @@ export const savedQuerySpec: CapabilitySpec<SavedQueryContent> = {
         `at most ${MAX_ARGUMENT_BYTES} bytes of JSON`,
       );
     }
-    problems.screen('arguments', content.arguments);
+    problems.screen('arguments', content.arguments, TOOLS_EXPECTED);
     checkParameters(content, problems);
   },
   checkName(name, problems) {
@@ -107,6 +108,6 @@ function checkParameters(content: SavedQueryContent, problems: Problems): void {
     paths.add(parameter.path);
     problems
       .text(`${at}.description`, parameter.description, { max: 300 })
-      .screen(`${at}.description`, parameter.description);
+      .screen(`${at}.description`, parameter.description, TOOLS_EXPECTED);
   });
 }

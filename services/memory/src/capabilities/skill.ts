@@ -12,6 +12,7 @@ import type {
   SkillParameter,
   SkillStep,
 } from '../types.js';
+import { TOOLS_EXPECTED } from '../requests/problems.js';
 import type { Problems } from '../requests/problems.js';
 import { JSON_TYPES, NAME, PARAMETER, TOOL } from '../requests/names.js';
 
@@ -31,9 +32,9 @@ export const skillSpec: CapabilitySpec<SkillContent> = {
       .text('description', content.description, { max: 1000, required: true })
       .text('instructions', content.instructions, { max: 8000 })
       .text('failure_handling', content.failureHandling, { max: 1000 })
-      .screen('description', content.description)
-      .screen('instructions', content.instructions)
-      .screen('failure_handling', content.failureHandling);
+      .screen('description', content.description, TOOLS_EXPECTED)
+      .screen('instructions', content.instructions, TOOLS_EXPECTED)
+      .screen('failure_handling', content.failureHandling, TOOLS_EXPECTED);
     if (content.steps.length === 0 && content.instructions.trim() === '') {
       problems.add(
         'steps',
@@ -136,9 +137,9 @@ function checkSteps(content: SkillContent, problems: Problems): Set<string> {
       );
     }
     problems
-      .screen(`${at}.arguments`, step.arguments)
+      .screen(`${at}.arguments`, step.arguments, TOOLS_EXPECTED)
       .text(`${at}.description`, step.description, { max: 500 })
-      .screen(`${at}.description`, step.description);
+      .screen(`${at}.description`, step.description, TOOLS_EXPECTED);
     for (const [pointer, source] of Object.entries(step.bindings)) {
       const where = `${at}.bindings[${JSON.stringify(pointer)}]`;
       if (!/^(?:\/[^/]*)+$/.test(pointer))
@@ -188,7 +189,7 @@ function checkParameters(
     }
     problems
       .text(`${at}.description`, parameter.description, { max: 300 })
-      .screen(`${at}.description`, parameter.description);
+      .screen(`${at}.description`, parameter.description, TOOLS_EXPECTED);
     const sourceProblem = checkSource(parameter, at);
     if (sourceProblem !== undefined) problems.add(`${at}.source`, sourceProblem);
     if (field === 'inputs' && parameter.source !== '')

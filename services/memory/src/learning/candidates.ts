@@ -27,7 +27,7 @@ import type {
   SkillContent,
 } from '../types.js';
 import { ITEM_ID, NAME } from '../requests/names.js';
-import { Problems } from '../requests/problems.js';
+import { Problems, TOOLS_EXPECTED } from '../requests/problems.js';
 
 export interface CandidateDeps {
   store: MemoryStore;
@@ -116,7 +116,7 @@ export class CandidateBook {
     }
     problems
       .text('description', overrides.description, { max: 1000 })
-      .screen('description', overrides.description);
+      .screen('description', overrides.description, TOOLS_EXPECTED);
     problems.throwIfAny('Confirmation refused');
     const claimedAt = await this.#claimDecision(candidate.id);
     let createdId: string;
@@ -139,7 +139,7 @@ export class CandidateBook {
     }
     new Problems()
       .text('reason', reason, { max: 500 })
-      .screen('reason', reason)
+      .screen('reason', reason, TOOLS_EXPECTED)
       .throwIfAny('Rejection refused');
     await this.#claimDecision(candidate.id);
     return this.#decide(candidate, reviewer, { status: 'rejected', createdId: '', reason });

@@ -20,7 +20,7 @@ import { readPreference } from './preference-doc.js';
 import { MEMORY_ACTOR } from '../types.js';
 import type { Actor, JsonValue, Owner, PreferenceRecord, PreferenceStatus } from '../types.js';
 import { ITEM_ID, KIND, PREFERENCE_KEY, SESSION_ID } from '../requests/names.js';
-import { Problems } from '../requests/problems.js';
+import { Problems, TOOLS_EXPECTED } from '../requests/problems.js';
 
 export interface PreferenceDeps {
   store: MemoryStore;
@@ -105,7 +105,10 @@ export class PreferenceBook {
     else if (Buffer.byteLength(JSON.stringify(input.value)) > MAX_VALUE_BYTES) {
       problems.add('value', 'value is too large', `at most ${MAX_VALUE_BYTES} bytes of JSON`);
     }
-    problems.screen('key', input.key).screen('text', input.text).screen('value', input.value);
+    problems
+      .screen('key', input.key, TOOLS_EXPECTED)
+      .screen('text', input.text)
+      .screen('value', input.value, TOOLS_EXPECTED);
     problems.throwIfAny('Preference refused');
     const owner = writeOwner(principal, input.user);
     const writer = actorOf(principal);

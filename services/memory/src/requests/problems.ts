@@ -5,8 +5,12 @@
  */
 import { TollgateError } from '@tollgate/core';
 import type { ErrorDetail } from '@tollgate/core';
-import { findInjection } from '../screen/injection.js';
+import { findInjection } from '../screen/instructions.js';
+import type { InstructionContext } from '../screen/instructions.js';
 import { findSecretValues, pointerJoin, secretReason } from '../screen/secrets.js';
+
+/** Screening of reviewed capability content and reviewers' words, where tool names belong. */
+export const TOOLS_EXPECTED: InstructionContext = { allowToolNames: true };
 
 /** Collects problems with a request and throws them together. */
 export class Problems {
@@ -36,8 +40,11 @@ export class Problems {
     return this;
   }
 
-  /** Refuses credentials and instructions to the model anywhere in `value`. */
-  screen(path: string, value: unknown): this {
+  /**
+   * Refuses credentials and instructions to the model anywhere in `value` (`context` tells the
+   * instruction screen the tenant's tools, or that tool names are expected here).
+   */
+  screen(path: string, value: unknown, context: InstructionContext = {}): this {
     for (const hit of findSecretValues(value, path)) {
       this.add(
         hit.path,
@@ -46,7 +53,7 @@ export class Problems {
       );
     }
     for (const [at, text] of strings(value, path)) {
-      const reason = findInjection(text);
+      const reason = findInjection(text, context);
       if (reason !== undefined) {
         this.add(
           at,

@@ -1,25 +1,78 @@
 /**
- * Secret screening for memory: core's credential detection plus connection-string forms that
- * turn up in conversations (`Server=…;Password=…`, `AccountKey=…`, bearer tokens). Findings and
- * redactions name the place (a JSON Pointer) and the kind of secret, never the value.
+ * Secret screening for memory: core's credential detection plus the shapes secrets take in
+ * conversations — connection strings (`Server=…;Password=…`, `AccountKey=…`), bearer and Basic
+ * credentials, credentials in URLs, private keys, a password or key named in any of the
+ * product's languages ("密码是 …", "Passwort lautet …"), hex and base64 key material. Findings
+ * and redactions name the place (a JSON Pointer) and the kind of secret, never the value.
  */
 import { isCredentialReference, isSecretKey, looksLikeSecret } from '@tollgate/core';
 
-/** Connection-string forms core's token patterns do not cover. */
-const CONNECTION_PATTERNS: ReadonlyArray<{ reason: string; pattern: RegExp }> = [
+/**
+ * The words for a password, passphrase or key in the languages the product is used in, and
+ * what may stand between such a word and the secret ("is", ":", "lautet", "是", "は", "는" …).
+ */
+const SECRET_WORD =
+  '(?<![a-z0-9])(?:pass(?:word|phrase|code|wort)s?|pwd|passwd|pin|kennwort|mot de passe|mdp|contraseña|contrasena|clave|senha|wachtwoord|пароль|пароля|密码|密碼|口令|パスワード|暗証番号|비밀번호|암호|api[ _-]?key|api ?密钥|api ?密鑰|access[ _-]?key|secret[ _-]?key|private[ _-]?key|client[ _-]?secret|auth[ _-]?token|access[ _-]?token|x-api-key)(?![a-z])["\']?';
+const SEPARATOR =
+  '(?:\\s*(?:[:=：]|->|=>|[-–—])\\s*|\\s*(?:是|为|為|は|が|은|는|이)\\s*|\\s+(?:is|was|is set to|lautet|ist|est|es|é|è|je|от\\s+\\p{L}+)\\s+|\\s+)';
+/** A secret after one of the words: at least four characters with a digit or a symbol in them. */
+const SECRET_AFTER_WORD = new RegExp(
+  `${SECRET_WORD}${SEPARATOR}["'「『“]?(?=[^\\s"'」』”]*[\\d!#$%&*+/=?@^_~-])[^\\s"'」』”]{4,}`,
+  'iu',
+);
+
+interface SecretShape {
+  reason: string;
+  pattern: RegExp;
+  /** A further check of what matched. */
+  accept?: (match: RegExpExecArray) => boolean;
+}
+
+/** Secret shapes core's token patterns do not cover, in the wording of conversations. */
+const SECRET_SHAPES: readonly SecretShape[] = [
   {
     reason: 'connection string with password',
     pattern: /(?:^|;)\s*(?:password|pwd)\s*=\s*[^;\s]/i,
   },
-  { reason: 'storage account key', pattern: /\b(?:AccountKey|SharedAccessKey)\s*=\s*[^;\s]{8,}/i },
+  {
+    reason: 'storage account key',
+    pattern: /\b(?:AccountKey|SharedAccessKey)\s*=\s*[^;\s]{8,}/i,
+  },
   { reason: 'bearer token', pattern: /\bbearer\s+[A-Za-z0-9._~+/-]{20,}/i },
+  {
+    reason: 'basic credentials',
+    pattern: /\bbasic\s+(?:auth\w*\s+)?([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/i,
+    accept: (match) => /^[\x20-\x7e]+:[\x20-\x7e]+$/.test(base64Text(match[1] ?? '')),
+  },
+  { reason: 'credentials in a URL', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:[^\s@/]+@/i },
+  { reason: 'private key', pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----/ },
+  { reason: 'password or key', pattern: SECRET_AFTER_WORD },
+  {
+    reason: 'hex key material',
+    pattern:
+      /(?<![0-9a-f])[0-9a-f]{64,}(?![0-9a-f])|(?:key|secret|token|seed|salt)\W{0,4}[0-9a-f]{32,}/i,
+  },
+  {
+    reason: 'base64 key material',
+    pattern:
+      /(?<![A-Za-z0-9+/])(?=[A-Za-z0-9+/]*[0-9+/])(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])[A-Za-z0-9+/]{40,}={0,2}/,
+  },
 ];
+
+function base64Text(text: string): string {
+  return Buffer.from(text, 'base64').toString('latin1');
+}
 
 /** Why a piece of text looks like a credential, or undefined. */
 export function secretReason(text: string): string | undefined {
   const reason = looksLikeSecret(text);
   if (reason !== undefined) return reason;
-  return CONNECTION_PATTERNS.find(({ pattern }) => pattern.test(text))?.reason;
+  const normalised = text.normalize('NFKC');
+  for (const { reason, pattern, accept } of SECRET_SHAPES) {
+    const match = pattern.exec(normalised);
+    if (match !== null && (accept === undefined || accept(match))) return reason;
+  }
+  return undefined;
 }
 
 /** One secret-looking value: where (JSON Pointer) and what kind. */
