@@ -21,7 +21,14 @@ export type {
 export { openBucket, watchBucket } from './bus/kv.js';
 export type { BucketWatch, KV, KvEntry } from './bus/kv.js';
 export { MemoryProjection } from './bus/memory-projection.js';
-export { StoreUnavailableError, connectMongo, ensureIndexes } from './mongo/mongo.js';
+export {
+  DUPLICATE_KEY,
+  StoreUnavailableError,
+  connectMongo,
+  ensureIndexes,
+  insertNew,
+  isDuplicateKey,
+} from './mongo/mongo.js';
 export type { IndexPlan, MongoHandle } from './mongo/mongo.js';
 export {
   PAGE_SIZE,

@@ -1,6 +1,6 @@
-import { MongoBulkWriteError, MongoServerError } from 'mongodb';
+import { MongoBulkWriteError } from 'mongodb';
 import type { Collection, Db, Filter } from 'mongodb';
-import { ensureIndexes } from '@tollgate/kit';
+import { DUPLICATE_KEY, ensureIndexes, insertNew } from '@tollgate/kit';
 import type { IndexPlan } from '@tollgate/kit';
 import { GENESIS } from './chain/chain.js';
 import type { ChainHead } from './chain/chain.js';
@@ -56,7 +56,6 @@ export type InsertOutcome =
   /** Records before `index` were inserted; Mongo refused the one at `index` for its content. */
   | { kind: 'refused'; index: number; message: string };
 
-const DUPLICATE_KEY = 11000;
 /**
  * Up to this many ids are looked up one by one (FerretDB serves `_id` equality from its index
  * but scans the collection for `$in`).
@@ -156,11 +155,7 @@ export class AuditStore {
 
   /** Stores a dead letter; the same message stored twice is kept once. */
   async putDeadLetter(letter: DeadLetter): Promise<void> {
-    try {
-      await this.#deadLetters.insertOne(letter);
-    } catch (err) {
-      if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
-    }
+    await insertNew(this.#deadLetters, letter);
   }
 
   async deadLetters(limit = 1000): Promise<DeadLetter[]> {

@@ -1,7 +1,7 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { Collection, Db } from 'mongodb';
 import { ensureIndexes } from '@tollgate/kit';
-import { isDuplicateKey } from './store.js';
+import { insertNew } from '@tollgate/kit';
 import type { FieldReport } from './proposal.js';
 import type { Warning } from './warnings.js';
 
@@ -148,13 +148,7 @@ export class DraftStore {
       status: 'confirmed' | 'rejected';
     },
   ): Promise<boolean> {
-    try {
-      await this.#decisions.insertOne({ _id: id, ...decision, decidedAt: new Date() });
-      return true;
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
+    return insertNew(this.#decisions, { _id: id, ...decision, decidedAt: new Date() });
   }
 }
 

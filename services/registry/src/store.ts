@@ -1,6 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { MongoServerError } from 'mongodb';
-import { ensureIndexes } from '@tollgate/kit';
+import { ensureIndexes, insertNew } from '@tollgate/kit';
 import type { IndexPlan } from '@tollgate/kit';
 import { fromVersionDocument, toVersionDocument } from './records.js';
 import type { VersionDocument, VersionRecord } from './records.js';
@@ -10,7 +9,6 @@ import type { ResourceRef } from './scope.js';
 /** Collection names of the registry. */
 export const COLLECTIONS = { versions: 'resource_versions' } as const;
 
-const DUPLICATE_KEY = 11000;
 const FETCH_BATCH = 1000;
 
 /** A resource and one of its versions. */
@@ -98,13 +96,7 @@ export class ResourceStore {
    * another change committed that version first; nothing is written then.
    */
   async commit(next: VersionRecord): Promise<boolean> {
-    try {
-      await this.#versions.insertOne(toVersionDocument(versionId(next, next.version), next));
-      return true;
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
+    return insertNew(this.#versions, toVersionDocument(versionId(next, next.version), next));
   }
 
   /** The newest version number of every resource, from one pass over the versions' keys. */
@@ -134,8 +126,4 @@ export class ResourceStore {
     }
     return records;
   }
-}
-
-export function isDuplicateKey(err: unknown): boolean {
-  return err instanceof MongoServerError && err.code === DUPLICATE_KEY;
 }

@@ -1,5 +1,5 @@
-import { MongoClient } from 'mongodb';
-import type { Db, IndexDescription } from 'mongodb';
+import { MongoClient, MongoServerError } from 'mongodb';
+import type { Collection, Db, Document, IndexDescription, OptionalUnlessRequiredId } from 'mongodb';
 
 export class StoreUnavailableError extends Error {
   constructor(url: string, cause: unknown) {
@@ -52,5 +52,30 @@ export type IndexPlan = Record<string, IndexDescription[]>;
 export async function ensureIndexes(db: Db, plan: IndexPlan): Promise<void> {
   for (const [collection, indexes] of Object.entries(plan)) {
     for (const index of indexes) await db.collection(collection).createIndexes([index]);
+  }
+}
+
+/** Mongo's error code for a write that hits a unique index. */
+export const DUPLICATE_KEY = 11000;
+
+/** Whether `err` is Mongo refusing a write because it hits a unique index. */
+export function isDuplicateKey(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === DUPLICATE_KEY;
+}
+
+/**
+ * Inserts `doc` unless a document with the same unique key (its `_id`, or a unique index) is
+ * stored already: true when it was inserted, false when the key was taken. Other failures throw.
+ */
+export async function insertNew<T extends Document>(
+  collection: Collection<T>,
+  doc: OptionalUnlessRequiredId<T>,
+): Promise<boolean> {
+  try {
+    await collection.insertOne(doc);
+    return true;
+  } catch (err) {
+    if (isDuplicateKey(err)) return false;
+    throw err;
   }
 }

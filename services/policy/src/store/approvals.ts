@@ -1,5 +1,5 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import { ensureIndexes } from '@tollgate/kit';
+import { ensureIndexes, insertNew } from '@tollgate/kit';
 import { decided } from '../approvals/record.js';
 import type { ApprovalDecision, ApprovalRecord } from '../approvals/record.js';
 import {
@@ -7,7 +7,6 @@ import {
   readDecisionDocument,
   toApprovalDocument,
 } from './approval-documents.js';
-import { isDuplicateKey } from './versioned.js';
 import type { Stored } from './versioned.js';
 
 export const APPROVAL_COLLECTIONS = {
@@ -61,12 +60,7 @@ export class ApprovalStore {
 
   /** Records a new approval; returns the one already stored under its id instead, if any. */
   async insert(record: ApprovalRecord): Promise<{ inserted: true } | { existing: ApprovalRecord }> {
-    try {
-      await this.#approvals.insertOne(toApprovalDocument(record));
-      return { inserted: true };
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-    }
+    if (await insertNew(this.#approvals, toApprovalDocument(record))) return { inserted: true };
     const existing = await this.get(record.id);
     if (existing === undefined)
       throw new Error(`approval ${record.id} vanished after a duplicate insert`);
@@ -91,17 +85,8 @@ export class ApprovalStore {
    * way); nothing is written then.
    */
   async settle(record: ApprovalRecord, decision: ApprovalDecision): Promise<boolean> {
-    try {
-      await this.#decisions.insertOne({
-        _id: record.id,
-        tenant: record.tenant,
-        ...decision,
-        publishedAt: null,
-      });
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
+    const row = { _id: record.id, tenant: record.tenant, ...decision, publishedAt: null };
+    if (!(await insertNew(this.#decisions, row))) return false;
     await this.#project(record.id, decision);
     return true;
   }

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKey } from './versioned.js';
+import { insertNew } from '@tollgate/kit';
 import type { Stored } from './versioned.js';
 
 export const DEAD_LETTERS = 'dead_letters';
@@ -24,11 +24,7 @@ export class DeadLetters {
   }
 
   async put(letter: DeadLetter): Promise<void> {
-    try {
-      await this.#letters.insertOne({ _id: `seq/${letter.streamSequence}`, ...letter });
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-    }
+    await insertNew(this.#letters, { _id: `seq/${letter.streamSequence}`, ...letter });
   }
 
   async list(limit = 100): Promise<DeadLetter[]> {

@@ -1,7 +1,5 @@
 import type { Collection, Db, Document, Filter } from 'mongodb';
-import { MongoServerError } from 'mongodb';
-
-const DUPLICATE_KEY = 11000;
+import { insertNew } from '@tollgate/kit';
 
 /** Every document the policy service stores has a string `_id`. */
 export interface Stored extends Document {
@@ -86,13 +84,7 @@ export class VersionedCollection<R extends { version: number }> {
   /** Inserts the version row alone (the commit point); false when it exists already. */
   async insert(row: R): Promise<boolean> {
     const key = this.#codec.key(row);
-    try {
-      await this.#versions.insertOne(this.#codec.toDocument(`${key}/${row.version}`, row));
-      return true;
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
+    return insertNew(this.#versions, this.#codec.toDocument(`${key}/${row.version}`, row));
   }
 
   /** Moves the head to `row` unless it holds a newer version. */
@@ -101,12 +93,8 @@ export class VersionedCollection<R extends { version: number }> {
     const doc = this.#codec.toDocument(key, row);
     const replaced = await this.#heads.replaceOne({ _id: key, version: { $lt: row.version } }, doc);
     if (replaced.matchedCount > 0) return;
-    try {
-      await this.#heads.insertOne(doc);
-    } catch (err) {
-      // The head exists at this version or a newer one.
-      if (!isDuplicateKey(err)) throw err;
-    }
+    // Not inserted: the head exists at this version or a newer one.
+    await insertNew(this.#heads, doc);
   }
 
   /**
@@ -140,8 +128,4 @@ export class VersionedCollection<R extends { version: number }> {
     if (newest !== undefined && newest !== head) await this.writeHead(newest);
     return newest;
   }
-}
-
-export function isDuplicateKey(err: unknown): boolean {
-  return err instanceof MongoServerError && err.code === DUPLICATE_KEY;
 }
