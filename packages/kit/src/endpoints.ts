@@ -6,6 +6,8 @@ export const serviceEndpoints = {
   executor: { env: 'TOLLGATE_EXECUTOR_GRPC_ADDR', default: '127.0.0.1:7064' },
   memory: { env: 'TOLLGATE_MEMORY_GRPC_ADDR', default: '127.0.0.1:7065' },
   audit: { env: 'TOLLGATE_AUDIT_GRPC_ADDR', default: '127.0.0.1:7066' },
+  /** Health only; the MCP endpoint itself is HTTP (`TOLLGATE_MCP_HTTP_ADDR`, 7068). */
+  mcp: { env: 'TOLLGATE_MCP_GRPC_ADDR', default: '127.0.0.1:7067' },
 } as const;
 
 export type ServiceName = keyof typeof serviceEndpoints;

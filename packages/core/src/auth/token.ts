@@ -7,6 +7,7 @@ import {
   errors as joseErrors,
 } from 'jose';
 import type { JWK } from 'jose';
+import { isIP } from 'node:net';
 import { TollgateError } from '../errors/codes.js';
 
 /**
@@ -20,6 +21,12 @@ export interface Principal {
   user?: string;
   /** The token's `jti`, for audit. */
   tokenId?: string;
+  /**
+   * The caller's network address as seen by a trusted front end (claim `ip`), for policy
+   * conditions on IP ranges. Only an issuer the services trust can set it; absent on tokens
+   * agents present themselves.
+   */
+  sourceIp?: string;
 }
 
 export const TOKEN_AUDIENCE = 'tollgate';
@@ -60,6 +67,7 @@ export async function issuePrincipalToken(
     tenant: principal.tenant,
     env: principal.environment,
     ...(principal.user ? { user: principal.user } : {}),
+    ...(principal.sourceIp ? { ip: principal.sourceIp } : {}),
   })
     .setProtectedHeader({ alg: TOKEN_ALGORITHM, kid: keys.kid })
     .setIssuer(keys.issuer)
@@ -121,19 +129,22 @@ export class TokenVerifier {
     } catch (err) {
       throw unauthenticated(reasonOf(err));
     }
-    const { sub, tenant, env, user, jti } = payload as Record<string, unknown>;
+    const { sub, tenant, env, user, jti, ip } = payload as Record<string, unknown>;
     if (typeof sub !== 'string' || !NAME.test(sub))
       throw unauthenticated('the token has no valid subject');
     if (typeof tenant !== 'string' || !NAME.test(tenant))
       throw unauthenticated('the token has no valid tenant');
     if (typeof env !== 'string' || !NAME.test(env))
       throw unauthenticated('the token has no valid environment');
+    if (ip !== undefined && (typeof ip !== 'string' || isIP(ip) === 0))
+      throw unauthenticated('the token has no valid ip claim');
     return {
       tenant,
       agent: sub,
       environment: env,
       ...(typeof user === 'string' && user ? { user } : {}),
       ...(typeof jti === 'string' ? { tokenId: jti } : {}),
+      ...(typeof ip === 'string' ? { sourceIp: ip } : {}),
     };
   }
 }

@@ -19,8 +19,9 @@ export interface Verdict {
 
 /**
  * Decides a call locally. The decider only knows the principal attributes it was built for,
- * so the token id is left out; the caller's address is unknown over NATS, so IP-restricted
- * grants do not allow. The `limit` a search asks for is part of the decision when it is within
+ * so the token id is left out. The caller's address is known only when a trusted front end
+ * (the MCP gateway) put it in the token it minted (`Principal.sourceIp`); otherwise — an agent
+ * on NATS — IP-restricted grants do not allow. The `limit` a search asks for is part of the decision when it is within
  * the offered cap (a larger one fails validation with the cap named, which a model can fix).
  */
 export function decideCall(
@@ -53,6 +54,7 @@ export function decideCall(
   const decision = decider.decide(who, operation, resource.name, {
     now,
     ...(withinCap ? { limit } : {}),
+    ...(principal.sourceIp !== undefined ? { sourceIp: principal.sourceIp } : {}),
   });
   return { decision, permissions, decider };
 }

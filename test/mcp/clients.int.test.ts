@@ -1,0 +1,79 @@
+/**
+ * Real MCP clients against the front end on a real stack: both SDK generations, both protocol
+ * eras, two agents that see different fields, tokens from a real authorization server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLIENTS } from './support/oidc.js';
+import { CLIENT_KINDS, connectClient } from './support/clients.js';
+import type { McpClient } from './support/clients.js';
+import { startMcpStack } from './support/stack.js';
+import type { McpStack } from './support/stack.js';
+
+let s: McpStack;
+const open: McpClient[] = [];
+
+beforeAll(async () => {
+  s = await startMcpStack();
+});
+afterAll(async () => {
+  for (const client of open) await client.close().catch(() => undefined);
+  await s?.stop();
+});
+
+async function client(kind: (typeof CLIENT_KINDS)[number], token: string): Promise<McpClient> {
+  const c = await connectClient(kind, s.url, token);
+  open.push(c);
+  return c;
+}
+
+function fieldsEnum(tool: { inputSchema: Record<string, unknown> }): string[] {
+  const props = tool.inputSchema.properties as Record<
+    string,
+    { anyOf?: Array<{ items?: { enum?: string[] } }> }
+  >;
+  const fields = props.fields!;
+  const items =
+    fields.anyOf?.find((b) => b.items)?.items ?? (fields as { items?: { enum?: string[] } }).items;
+  return items?.enum ?? [];
+}
+
+describe.each(CLIENT_KINDS)('mcp clients - %s', (kind) => {
+  it(`mcp clients - ${kind} lists each agent's own tools, with annotations and output schema`, async () => {
+    const support = await client(kind, await s.as.clientToken(CLIENTS.support, s.url.href));
+    const clerk = await client(kind, await s.as.clientToken(CLIENTS.clerk, s.url.href));
+    if (kind === 'v2-modern') expect(support.protocolVersion()).toBe('2026-07-28');
+    const supportTools = await support.listTools();
+    const clerkTools = await clerk.listTools();
+    const names = (tools: Array<{ name: string }>) => tools.map((t) => t.name).sort();
+    expect(names(supportTools)).toEqual(
+      expect.arrayContaining(['es_orders_search', 'es_orders_get', 'tollgate_call_status']),
+    );
+    expect(names(supportTools)).not.toContain('es_orders_write');
+    expect(names(clerkTools)).toContain('es_orders_write');
+    const supportSearch = supportTools.find((t) => t.name === 'es_orders_search')!;
+    expect(supportSearch.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(supportSearch.outputSchema).toMatchObject({
+      type: 'object',
+      required: ['status', 'callId'],
+    });
+    expect(clerkTools.find((t) => t.name === 'es_orders_write')!.annotations).toMatchObject({
+      readOnlyHint: false,
+      idempotentHint: true,
+    });
+    // The two agents see different fields: support never sees customer e-mail.
+    expect(fieldsEnum(supportSearch)).not.toContain('customer.email');
+    expect(supportSearch.inputSchema.additionalProperties).toBe(false);
+  });
+
+  it(`mcp clients - ${kind} calls a tool and gets the envelope in structuredContent and text`, async () => {
+    const support = await client(kind, await s.as.clientToken(CLIENTS.support, s.url.href));
+    const result = await support.callTool('es_orders_search', {
+      filters: [{ field: 'id', op: 'eq', value: '12345' }],
+    });
+    expect(result.isError ?? false).toBe(false);
+    expect(result.structuredContent).toMatchObject({ status: 'ok' });
+    const data = result.structuredContent!.data as Array<Record<string, unknown>>;
+    expect(data.map((d) => d.id)).toEqual(['12345']);
+    expect(JSON.parse(result.content[0]!.text!).data[0].id).toBe('12345');
+  });
+});
