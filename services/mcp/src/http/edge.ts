@@ -138,6 +138,14 @@ async function serveRequest(
   }
 
   const parsed = body === undefined ? undefined : parseJson(body);
+  const forbidden = forbiddenKeyIn(parsed);
+  if (forbidden !== undefined)
+    return sendRpcError(
+      res,
+      400,
+      `The request holds a "${forbidden}" key; such keys are never accepted.`,
+      -32602,
+    );
   const initializing = isInitialize(parsed);
   const presented = header(req, 'mcp-session-id');
   let sessionId: string;
@@ -247,8 +255,22 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
-function sendRpcError(res: ServerResponse, status: number, message: string): void {
-  sendJson(res, status, { jsonrpc: '2.0', id: null, error: { code: -32000, message } });
+function sendRpcError(res: ServerResponse, status: number, message: string, code = -32000): void {
+  sendJson(res, status, { jsonrpc: '2.0', id: null, error: { code, message } });
+}
+
+/**
+ * A prototype-polluting key anywhere in the message (the SDK's parser would drop it silently
+ * and run the call without it; a call that asked for it is refused instead).
+ */
+function forbiddenKeyIn(value: unknown, depth = 0): string | undefined {
+  if (typeof value !== 'object' || value === null || depth > 64) return undefined;
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__' || key === 'constructor' || key === 'prototype') return key;
+    const found = forbiddenKeyIn((value as Record<string, unknown>)[key], depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 async function sendWeb(res: ServerResponse, response: Response): Promise<void> {
