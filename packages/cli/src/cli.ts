@@ -10,6 +10,7 @@ import { registerAudit } from './commands/audit.js';
 import { registerCall } from './commands/call.js';
 import { registerChat } from './commands/chat.js';
 import { registerDiscover } from './commands/discover.js';
+import { registerMcp } from './commands/mcp.js';
 import { registerMemory } from './commands/memory.js';
 import { registerResources } from './commands/resources.js';
 import { registerStack } from './commands/stack.js';
@@ -90,6 +91,7 @@ function buildProgram(io: CliIo, run: ActionRunner): Command {
   registerChat(program, run);
   registerApprovals(program, run);
   registerMemory(program, run);
+  registerMcp(program, run);
   registerAudit(program, run);
   configure(program);
   return program;
