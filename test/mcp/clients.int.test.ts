@@ -3,6 +3,8 @@
  * eras, two agents that see different fields, tokens from a real authorization server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLIENTS } from './support/oidc.js';
 import { CLIENT_KINDS, connectClient } from './support/clients.js';
 import type { McpClient } from './support/clients.js';
@@ -13,7 +15,7 @@ let s: McpStack;
 const open: McpClient[] = [];
 
 beforeAll(async () => {
-  s = await startMcpStack();
+  s = await startMcpStack({ pageSize: 3 });
 });
 afterAll(async () => {
   for (const client of open) await client.close().catch(() => undefined);
@@ -75,5 +77,43 @@ describe.each(CLIENT_KINDS)('mcp clients - %s', (kind) => {
     const data = result.structuredContent!.data as Array<Record<string, unknown>>;
     expect(data.map((d) => d.id)).toEqual(['12345']);
     expect(JSON.parse(result.content[0]!.text!).data[0].id).toBe('12345');
+  });
+});
+
+describe('mcp clients - a person signs in (authorization code with PKCE)', () => {
+  it('mcp clients - the token stands for the mapped agent acting for that person', async () => {
+    const token = await s.as.userToken(CLIENTS.desktop, 'alice', s.url.href);
+    const desktop = await client('v2-legacy', token);
+    expect((await desktop.listTools()).map((t) => t.name)).toContain('es_orders_write');
+    const result = await desktop.callTool('es_orders_get', { id: '12345' });
+    expect(result.structuredContent).toMatchObject({ status: 'ok' });
+    const callId = result.structuredContent!.callId as string;
+    const event = await s.h.eventOf(callId, 'call.completed');
+    if (event.payload.case !== 'callCompleted') throw new Error('no call.completed');
+    expect(event.payload.value.principal).toMatchObject({
+      tenant: 'team-a',
+      agent: 'clerk_bot',
+      user: 'alice',
+    });
+  });
+});
+
+describe('mcp clients - paging', () => {
+  it('mcp clients - tools/list pages with cursors; a made-up cursor is refused', async () => {
+    const token = await s.as.clientToken(CLIENTS.support, s.url.href);
+    const raw = new ClientV1({ name: 'paging', version: '1.0.0' });
+    await raw.connect(
+      new TransportV1(s.url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
+    try {
+      const first = await raw.listTools();
+      expect(first.tools).toHaveLength(3);
+      expect(first.nextCursor).toEqual(expect.any(String));
+      const second = await raw.listTools({ cursor: first.nextCursor });
+      expect(second.tools.map((t) => t.name)).not.toContain(first.tools[0]!.name);
+      await expect(raw.listTools({ cursor: 'bm90LWEtY3Vyc29y' })).rejects.toThrow(/cursor/);
+    } finally {
+      await raw.close();
+    }
   });
 });
