@@ -5,6 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from '@modelcontextprotocol/client';
+import { EventTypes, subjects } from '@tollgate/kit';
+import { eventually } from '../support/infra.js';
 import { CLIENTS } from './support/oidc.js';
 import { CLIENT_KINDS, connectClient } from './support/clients.js';
 import type { McpClient } from './support/clients.js';
@@ -114,6 +120,33 @@ describe('mcp clients - paging', () => {
       await expect(raw.listTools({ cursor: 'bm90LWEtY3Vyc29y' })).rejects.toThrow(/cursor/);
     } finally {
       await raw.close();
+    }
+  });
+});
+
+describe('mcp clients - changes', () => {
+  it('mcp clients - a 2026-07-28 subscription hears tools/list_changed when a resource changes', async () => {
+    const token = await s.as.clientToken(CLIENTS.support, s.url.href);
+    const modern = new ClientV2(
+      { name: 'listener', version: '2.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await modern.connect(
+      new TransportV2(s.url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
+    let changed = 0;
+    modern.setNotificationHandler('notifications/tools/list_changed', () => {
+      changed++;
+    });
+    const subscription = await modern.listen({ toolsListChanged: true });
+    try {
+      expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true });
+      s.h.nc.publish(subjects.event(EventTypes.resourceChanged), new Uint8Array());
+      await eventually(() => (changed > 0 ? true : undefined), 10_000);
+      expect(changed).toBeGreaterThan(0);
+    } finally {
+      await subscription.close();
+      await modern.close();
     }
   });
 });

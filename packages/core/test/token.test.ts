@@ -55,4 +55,16 @@ describe('principal tokens', () => {
       .sign(new TextEncoder().encode('x'.repeat(32)));
     await expect(verifier.verify(forged)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
+  it("token - a trusted issuer's ip claim is the caller address; a malformed one is refused", async () => {
+    const keys = await generateIssuerKeys('gateway');
+    const verifier = await TokenVerifier.create([{ issuer: 'gateway', keys: [keys.publicJwk] }]);
+    const principal = { tenant: 'team-a', agent: 'support', environment: 'prod' };
+    const withIp = await issuePrincipalToken(keys, { ...principal, sourceIp: '10.1.2.3' });
+    expect(await verifier.verify(withIp)).toMatchObject({ ...principal, sourceIp: '10.1.2.3' });
+    expect(await verifier.verify(await issuePrincipalToken(keys, principal))).not.toHaveProperty(
+      'sourceIp',
+    );
+    const bad = await issuePrincipalToken(keys, { ...principal, sourceIp: '10.0.0.0/8' });
+    await expect(verifier.verify(bad)).rejects.toThrow('the token has no valid ip claim');
+  });
 });
