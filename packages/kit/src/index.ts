@@ -21,6 +21,14 @@ export type {
 export { openBucket, watchBucket } from './bus/kv.js';
 export type { BucketWatch, KV, KvEntry } from './bus/kv.js';
 export { MemoryProjection } from './bus/memory-projection.js';
+export { ResourceCatalog, readCatalogEntry } from './bus/resource-catalog.js';
+export type {
+  CatalogChange,
+  CatalogEntry,
+  CatalogScope,
+  FollowOptions,
+  ReadOptions,
+} from './bus/resource-catalog.js';
 export {
   DUPLICATE_KEY,
   StoreUnavailableError,

@@ -4,14 +4,13 @@ import type { Approval } from '@tollgate/contracts/policy/v1';
 import { TollgateError } from '@tollgate/core';
 import type { Principal, ToolValidatorCache } from '@tollgate/core';
 import { inSpan } from '@tollgate/kit';
-import type { Logger } from '@tollgate/kit';
+import type { Logger, ResourceCatalog } from '@tollgate/kit';
 import { CALL_ID, deadlineOf, traceIdOf } from './call-trail.js';
 import type { CallTrail } from './call-trail.js';
 import { approvalObstacle, approvedResource } from './pipeline/approval.js';
 import { decideCall, denialError } from './pipeline/decide.js';
 import type { PolicyDeciders } from './state/deciders.js';
 import { errorResult } from './pipeline/reply.js';
-import type { ResourceCatalog } from './state/resources.js';
 import { validateCall } from './pipeline/validate.js';
 import type { CallRunner } from './runner.js';
 import type { CallResults } from './state/call-results.js';
@@ -107,10 +106,7 @@ async function run(
     if (obstacle !== undefined) throw obstacle;
     const principal = trail.principal as Principal;
     const resource = await runner.stage(trail, 'resolve', () =>
-      approvedResource(
-        parked,
-        deps.resources.lookup(principal.tenant, principal.environment, parked.resource.name),
-      ),
+      approvedResource(parked, deps.resources.get(principal, parked.resource.name)),
     );
     trail.resource = resource;
     const verdict = await runner.stage(trail, 'decide', () => {

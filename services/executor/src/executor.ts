@@ -3,7 +3,7 @@ import type { Approval } from '@tollgate/contracts/policy/v1';
 import { TollgateError, ToolValidatorCache } from '@tollgate/core';
 import type { ConnectorRegistry, CredentialNamespaces, CredentialResolver } from '@tollgate/core';
 import { publishEnvelope } from '@tollgate/kit';
-import type { EventPublisher, Logger, MemoryProjection } from '@tollgate/kit';
+import type { EventPublisher, Logger, MemoryProjection, ResourceCatalog } from '@tollgate/kit';
 import { settleApproval } from './approvals.js';
 import { CALL_ID, deadlineOf, traceIdOf } from './call-trail.js';
 import type { CallTrail } from './call-trail.js';
@@ -18,7 +18,6 @@ import type { RateLimiter } from './state/rate-limits.js';
 import { applyDefaultFields } from './pipeline/default-fields.js';
 import { acceptedResult, errorResult, pendingResult } from './pipeline/reply.js';
 import { resolveResource } from './pipeline/resolve.js';
-import type { ResourceCatalog } from './state/resources.js';
 import {
   SavedQueryParameters,
   findSavedQuery,

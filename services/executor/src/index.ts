@@ -34,4 +34,3 @@ export type { IdempotencyClaim, IdempotentWrite } from './state/idempotency.js';
 export { ParkedCalls } from './state/parked-calls.js';
 export type { ParkedCall } from './state/parked-calls.js';
 export { RateLimiter } from './state/rate-limits.js';
-export { ResourceCatalog } from './state/resources.js';

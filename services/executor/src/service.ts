@@ -5,7 +5,12 @@ import type {
   CredentialResolver,
   TokenVerifier,
 } from '@tollgate/core';
-import { EventPublisher, MemoryProjection, ensureEventStream } from '@tollgate/kit';
+import {
+  EventPublisher,
+  MemoryProjection,
+  ResourceCatalog,
+  ensureEventStream,
+} from '@tollgate/kit';
 import type { Logger } from '@tollgate/kit';
 import { serveExecutor } from './api.js';
 import { Executor } from './executor.js';
@@ -14,7 +19,6 @@ import { Authenticator } from './pipeline/authenticate.js';
 import { PolicyDeciders } from './state/deciders.js';
 import { IdempotencyStore } from './state/idempotency.js';
 import { RateLimiter } from './state/rate-limits.js';
-import { ResourceCatalog } from './state/resources.js';
 import { DEFAULT_BUCKETS, openExecutorBuckets } from './state/buckets.js';
 import type { ExecutorBucketNames, ExecutorBuckets } from './state/buckets.js';
 import { CallResults } from './state/call-results.js';

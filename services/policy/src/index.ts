@@ -30,7 +30,6 @@ export type {
 export { TenantDeciders } from './bundles/deciders.js';
 export { BundleCompileError, BundlePublisher } from './bundles/publisher.js';
 export type { PublishedBundle } from './bundles/publisher.js';
-export { ResourceCatalog } from './bundles/resources.js';
 export { RebuildScheduler } from './bundles/scheduler.js';
 export { DEV_ISSUER_FILE, policyConfig } from './config.js';
 export { AccessControl, ROLES } from './declarations/access.js';

@@ -1,6 +1,12 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Db } from 'mongodb';
-import { EventPublisher, buckets, ensureEventStream, openBucket } from '@tollgate/kit';
+import {
+  EventPublisher,
+  ResourceCatalog,
+  buckets,
+  ensureEventStream,
+  openBucket,
+} from '@tollgate/kit';
 import type { KV, Logger } from '@tollgate/kit';
 import { Approvals } from './approvals/approvals.js';
 import { ApprovalIntake } from './approvals/intake.js';
@@ -8,7 +14,6 @@ import { Bundles } from './bundles/bundles.js';
 import { TenantCompiler } from './bundles/compile.js';
 import { TenantDeciders } from './bundles/deciders.js';
 import { BundlePublisher } from './bundles/publisher.js';
-import { ResourceCatalog } from './bundles/resources.js';
 import { AccessControl } from './declarations/access.js';
 import { Declarations } from './declarations/declarations.js';
 import { Decisions } from './decisions.js';
@@ -88,9 +93,10 @@ export async function startPolicyService(options: PolicyServiceOptions): Promise
 
   // Resource changes rebuild bundles; the catalog exists before the bundles it feeds.
   const resourceChanged: { to?: (tenant: string) => void } = {};
-  const resources = await ResourceCatalog.start(resourcesKv, logger, (tenant) =>
-    resourceChanged.to?.(tenant),
-  );
+  const resources = await ResourceCatalog.follow(resourcesKv, logger, {
+    validate: false,
+    onChange: (tenant) => resourceChanged.to?.(tenant),
+  });
   const compiler = new TenantCompiler();
   const publisher = new BundlePublisher({
     ...stores,

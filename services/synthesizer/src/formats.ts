@@ -12,7 +12,7 @@ import {
 import type { ToolDefinition as WireTool } from '@tollgate/contracts/tools/v1';
 import { TOOL_FORMATS, TollgateError, renderTool } from '@tollgate/core';
 import type { SavedQueryToolDefinition, ToolDefinition, ToolFormat } from '@tollgate/core';
-import type { CatalogEntry } from './published.js';
+import type { CatalogEntry } from '@tollgate/kit';
 
 const BY_WIRE = new Map<number, ToolFormat>([
   [WireFormat.UNSPECIFIED, 'json_schema'],

@@ -15,9 +15,8 @@ import type {
   ToolDefinition,
   ToolFormat,
 } from '@tollgate/core';
-import type { Logger, MemoryProjection } from '@tollgate/kit';
+import type { CatalogEntry, Logger, MemoryProjection } from '@tollgate/kit';
 import { wireTool } from './formats.js';
-import type { CatalogEntry } from './published.js';
 import type { ToolSet } from './tool-cache.js';
 
 /** A saved query's narrower tool, rendered per format on first use. */

@@ -13,11 +13,10 @@ import {
 } from '@tollgate/core';
 import type { CredentialNamespaces, Principal, RecallScope, ToolFormat } from '@tollgate/core';
 import { MemoryProjection } from '@tollgate/kit';
-import type { Logger } from '@tollgate/kit';
+import type { CatalogChange, CatalogEntry, Logger } from '@tollgate/kit';
 import { PolicyBundles } from './bundles.js';
 import type { BundleChange, PrincipalAccess } from './bundles.js';
-import { ResourceCatalog } from './catalog.js';
-import type { CatalogChange } from './catalog.js';
+import { ToolCatalog } from './catalog.js';
 import { checkReplySize, encodedSize } from './encoding.js';
 import type { ReplyLimit } from './encoding.js';
 import { noListings } from './listings.js';
@@ -26,7 +25,6 @@ import { MemoryTools } from './memory-tools.js';
 import type { PrincipalMemory } from './memory-tools.js';
 import { noPreferences } from './preferences.js';
 import type { PreferenceSource } from './preferences.js';
-import type { CatalogEntry } from './published.js';
 import { DEFAULT_TOP_K } from './requests.js';
 import { ToolSetCache } from './tool-cache.js';
 import type { ToolSet } from './tool-cache.js';
@@ -68,7 +66,7 @@ export interface ListToolsInput {
 const RECALL_POOL = 1000;
 
 export class Synthesizer {
-  readonly catalog = new ResourceCatalog();
+  readonly catalog = new ToolCatalog();
   readonly bundles = new PolicyBundles();
   readonly tools: ToolSetCache;
   readonly memory: MemoryTools;

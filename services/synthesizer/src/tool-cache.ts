@@ -11,8 +11,8 @@ import {
   synthesizeTools,
 } from '@tollgate/core';
 import type { PermissionSet, ToolDefinition, ToolFormat, ToolValidator } from '@tollgate/core';
+import type { CatalogEntry } from '@tollgate/kit';
 import { wireTool } from './formats.js';
-import type { CatalogEntry } from './published.js';
 
 /** The tools one principal's permissions give on one resource version. */
 export interface ToolSet {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ResourceCatalog, ToolSetCache, declaredOnly, readPublished } from '../src/index.js';
-import type { CatalogEntry } from '../src/index.js';
+import { readCatalogEntry } from '@tollgate/kit';
+import type { CatalogEntry } from '@tollgate/kit';
+import { ToolCatalog, ToolSetCache, declaredOnly } from '../src/index.js';
 import { published, resource } from './support/fixtures.js';
 
 const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
@@ -9,7 +10,7 @@ const orders = (tenant = 'team-a', environment = 'prod', description = 'Orders o
 
 describe('catalog - reading KV entries', () => {
   it('catalog - a published resource becomes an entry with its kind and call subject', () => {
-    const entry = readPublished('team-a.prod.es_orders', bytes(published(orders(), 3)));
+    const entry = readCatalogEntry('team-a.prod.es_orders', bytes(published(orders(), 3)));
     expect(entry).toMatchObject({
       key: 'team-a.prod.es_orders',
       version: 3,
@@ -20,21 +21,21 @@ describe('catalog - reading KV entries', () => {
   });
 
   it('catalog - entries that are not what their key says, or not valid, are refused with a reason', () => {
-    expect(readPublished('team-a.prod.es_orders', bytes({ nope: 1 }))).toEqual({
+    expect(readCatalogEntry('team-a.prod.es_orders', bytes({ nope: 1 }))).toEqual({
       invalid: 'tenant is not a string',
     });
-    expect(readPublished('team-b.prod.es_orders', bytes(published(orders(), 1)))).toEqual({
+    expect(readCatalogEntry('team-b.prod.es_orders', bytes(published(orders(), 1)))).toEqual({
       invalid: 'entry for team-a.prod.es_orders is stored under team-b.prod.es_orders',
     });
     const secret = orders();
     (secret.spec.connection as { credentialRef: string }).credentialRef = 'hunter2hunter2hunter2';
-    const refused = readPublished('team-a.prod.es_orders', bytes(published(secret, 1)));
+    const refused = readCatalogEntry('team-a.prod.es_orders', bytes(published(secret, 1)));
     expect('invalid' in refused && refused.invalid).toMatch(
       /^descriptor is invalid: spec\.connection\.credentialRef/,
     );
     expect(JSON.stringify(refused)).not.toContain('hunter2');
     const renamed = { ...published(orders(), 1), name: 'es_other' };
-    expect(readPublished('team-a.prod.es_other', bytes(renamed))).toEqual({
+    expect(readCatalogEntry('team-a.prod.es_other', bytes(renamed))).toEqual({
       invalid: 'descriptor names team-a/prod/es_orders, not team-a/prod/es_other',
     });
   });
@@ -42,7 +43,7 @@ describe('catalog - reading KV entries', () => {
 
 describe('catalog - scopes', () => {
   it('catalog - lookups and searches never leave their scope', () => {
-    const catalog = new ResourceCatalog();
+    const catalog = new ToolCatalog();
     for (const [tenant, environment] of [
       ['team-a', 'prod'],
       ['team-a', 'staging'],
@@ -74,7 +75,7 @@ describe('catalog - scopes', () => {
   });
 
   it('catalog - the same version and hash again changes nothing; a bad value withdraws the old one', () => {
-    const catalog = new ResourceCatalog();
+    const catalog = new ToolCatalog();
     const key = 'team-a.prod.es_orders';
     catalog.apply(key, bytes(published(orders(), 1)));
     expect(catalog.apply(key, bytes(published(orders(), 1)))).toEqual({ kind: 'unchanged' });
@@ -88,7 +89,7 @@ describe('catalog - scopes', () => {
 
 describe('tool cache', () => {
   const entryOf = (version: number): CatalogEntry => {
-    const entry = readPublished('team-a.prod.es_orders', bytes(published(orders(), version)));
+    const entry = readCatalogEntry('team-a.prod.es_orders', bytes(published(orders(), version)));
     if ('invalid' in entry) throw new Error(entry.invalid);
     return entry;
   };

@@ -3,11 +3,12 @@ import { create, equals, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { GetToolResponseSchema, ListToolsResponseSchema } from '@tollgate/contracts/synthesizer/v1';
 import { ToolDefinitionSchema } from '@tollgate/contracts/tools/v1';
 import { synthesizeTools } from '@tollgate/core';
-import { encodeTools, readPublished, wireTool } from '../src/index.js';
+import { readCatalogEntry } from '@tollgate/kit';
+import { encodeTools, wireTool } from '../src/index.js';
 import { published, resource } from './support/fixtures.js';
 
 describe('encoding - tool replies', () => {
-  const entry = readPublished(
+  const entry = readCatalogEntry(
     'team-a.prod.es_orders',
     new TextEncoder().encode(
       JSON.stringify(published(resource('team-a', 'es_orders', { description: '订单 orders' }), 2)),

@@ -1,6 +1,6 @@
 import { TollgateError } from '@tollgate/core';
 import type { Principal, PublishedResource } from '@tollgate/core';
-import type { ResourceCatalog } from '../state/resources.js';
+import type { ResourceCatalog } from '@tollgate/kit';
 
 /**
  * The resource a call names, in the caller's own tenant and environment and of the kind the
@@ -13,7 +13,7 @@ export function resolveResource(
   kind: string,
   name: string,
 ): PublishedResource {
-  const resource = catalog.lookup(principal.tenant, principal.environment, name);
+  const resource = catalog.get(principal, name);
   if (resource === undefined || resource.descriptor.spec.type !== kind) {
     throw new TollgateError(
       'NOT_FOUND',

@@ -39,7 +39,7 @@ export interface BundlePublisherDeps {
   agents: DeclarationStore<'Agent'>;
   policies: DeclarationStore<'Policy'>;
   ledger: BundleLedger;
-  resources: { resourcesOf(tenant: string): PublishedResource[] };
+  resources: { ofTenant(tenant: string): PublishedResource[] };
   compiler: TenantCompiler;
   kv: KV;
   events: EventPublisher;
@@ -83,7 +83,7 @@ export class BundlePublisher {
         version: (latest?.version ?? 0) + 1,
         agents: agentRecords,
         policies: policyRecords,
-        resources: resources.resourcesOf(tenant),
+        resources: resources.ofTenant(tenant),
       });
       if (compiled.excluded.length > 0)
         logger.warn({ tenant, excluded: compiled.excluded }, 'resources left out of the bundle');

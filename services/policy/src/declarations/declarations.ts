@@ -24,7 +24,7 @@ export interface DeclarationsDeps {
   policies: DeclarationStore<'Policy'>;
   access: AccessControl;
   bundles: Pick<Bundles, 'afterChange'>;
-  resources: { resourcesOf(tenant: string): PublishedResource[] };
+  resources: { ofTenant(tenant: string): PublishedResource[] };
   compiler: TenantCompiler;
   clock?: () => Date;
 }
@@ -203,7 +203,7 @@ export class Declarations {
     snapshot: TenantSnapshot,
     candidate: Parameters<typeof checkCandidate>[4],
   ): string {
-    const resources = this.#deps.resources.resourcesOf(tenant);
+    const resources = this.#deps.resources.ofTenant(tenant);
     return checkCandidate(this.#deps.compiler, tenant, snapshot, resources, candidate);
   }
 
