@@ -27,6 +27,16 @@ const benches: Array<{ name: string; script: string; needsInfra: boolean }> = [
   },
   { name: 'synthesizer ListTools', script: 'test/bench/synthesizer.bench.ts', needsInfra: true },
   {
+    name: 'MCP tools/call over Streamable HTTP vs NATS SDK vs direct',
+    script: 'test/bench/mcp.bench.ts',
+    needsInfra: true,
+  },
+  {
+    name: 'MCP tool listings in o200k tokens (orders agents)',
+    script: 'test/bench/mcp-tokens.bench.ts',
+    needsInfra: false,
+  },
+  {
     name: 'registry apply→KV and List',
     script: 'services/registry/bench/registry.bench.ts',
     needsInfra: true,

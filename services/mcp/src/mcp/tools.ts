@@ -56,33 +56,18 @@ export function annotationsFor(tool: Pick<GatewayTool, 'operation'>): ToolAnnota
   }
 }
 
-/** The JSON Schema of what a Tollgate call answers in `structuredContent`. */
+/**
+ * The JSON Schema of what a Tollgate call answers in `structuredContent`: kept small, since a
+ * client puts it into the model's context once per tool (the text result says the same).
+ */
 export const RESULT_ENVELOPE_SCHEMA = {
   type: 'object',
   properties: {
-    status: { type: 'string', enum: ['ok', 'error', 'pending_approval', 'accepted'] },
+    status: { enum: ['ok', 'error', 'pending_approval', 'accepted'] },
     callId: { type: 'string' },
-    data: { description: 'The shaped result: only fields you may see, redacted and capped.' },
-    meta: {
-      type: 'object',
-      description:
-        'resource, resourceVersion, tool, latencyMs, returned, total, truncated, bytes, traceId, nextCursor',
-    },
-    error: {
-      type: 'object',
-      properties: {
-        code: { type: 'string' },
-        category: {
-          type: 'string',
-          enum: ['retryable', 'fix_arguments', 'denied', 'needs_human', 'internal'],
-        },
-        message: { type: 'string' },
-        details: { type: 'array', items: { type: 'object' } },
-      },
-      required: ['code', 'category', 'message'],
-    },
-    approvalId: { type: 'string' },
-    taskId: { type: 'string' },
+    data: {},
+    meta: { type: 'object' },
+    error: { type: 'object' },
   },
   required: ['status', 'callId'],
 } as const satisfies JsonObject;
