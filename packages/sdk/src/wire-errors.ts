@@ -159,7 +159,7 @@ const rpcStatusCode: Partial<Record<number, ErrorCode>> = {
   [RpcStatus.UNAVAILABLE]: 'UPSTREAM_UNAVAILABLE',
   [RpcStatus.DEADLINE_EXCEEDED]: 'UPSTREAM_TIMEOUT',
   [RpcStatus.RESOURCE_EXHAUSTED]: 'RATE_LIMITED',
-  [RpcStatus.FAILED_PRECONDITION]: 'INVALID_ARGUMENT',
+  [RpcStatus.FAILED_PRECONDITION]: 'FAILED_PRECONDITION',
 };
 
 /** A gRPC failure (registry, memory): the stable code from trailers, else one from the status. */

@@ -1,16 +1,5 @@
 import { TollgateError } from '@tollgate/core';
 
-/**
- * A well-formed request that cannot apply to the current state (an approval already decided).
- * Sent as FAILED_PRECONDITION; retrying the same request will not help.
- */
-export class PreconditionFailed extends TollgateError {
-  constructor(message: string, path: string) {
-    super('INVALID_ARGUMENT', message, { details: [{ path, message }] });
-    this.name = 'PreconditionFailed';
-  }
-}
-
 /** The caller may not do this (role missing, own approval). */
 export function forbidden(message: string): TollgateError {
   return new TollgateError('POLICY_DENIED', message);

@@ -1,4 +1,4 @@
-export { registerPolicyApi, policyErrorToRpc } from './api/api.js';
+export { registerPolicyApi } from './api/api.js';
 export type { PolicyApiDeps } from './api/api.js';
 export { Approvals, isOwn } from './approvals/approvals.js';
 export type { ApprovalsDeps, PendingListQuery, RecordOutcome } from './approvals/approvals.js';

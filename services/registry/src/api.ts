@@ -1,5 +1,5 @@
 import type { Server } from '@grpc/grpc-js';
-import { RpcError, RpcStatus, addService } from '@tollgate/contracts';
+import { addService } from '@tollgate/contracts';
 import type { RpcContext } from '@tollgate/contracts';
 import { RegistryService } from '@tollgate/contracts/registry/v1';
 import type { Principal, TokenVerifier } from '@tollgate/core';
@@ -13,7 +13,6 @@ import {
   warningMessages,
 } from './convert.js';
 import type { Drafts } from './drafts.js';
-import { PreconditionFailed } from './errors.js';
 import type { Registry } from './registry.js';
 import { checkRequest } from './requests.js';
 
@@ -167,7 +166,7 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
       },
     },
     {
-      mapError: registryErrorToRpc,
+      mapError: tollgateErrorToRpc,
       onUnexpectedError: (err, context) =>
         deps.logger.error(
           {
@@ -178,15 +177,4 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
         ),
     },
   );
-}
-
-/** Tollgate errors as usual; precondition failures (stale drafts, rollback to a deletion) as FAILED_PRECONDITION. */
-export function registryErrorToRpc(err: unknown): RpcError | undefined {
-  if (err instanceof PreconditionFailed) {
-    return new RpcError(RpcStatus.FAILED_PRECONDITION, err.message, {
-      tollgateCode: err.code,
-      details: err.details,
-    });
-  }
-  return tollgateErrorToRpc(err);
 }

@@ -10,7 +10,7 @@ import type {
 import { assertCredentialInScope } from './credential-scope.js';
 import type { DraftRecord, DraftStatus, DraftStore } from './draft-store.js';
 import { echoProposal } from './echo.js';
-import { PreconditionFailed } from './errors.js';
+import { preconditionFailed } from './errors.js';
 import { applyMergePatch } from './merge-patch.js';
 import {
   DISCOVERY_PATHS,
@@ -103,7 +103,7 @@ export class Drafts {
   ): Promise<{ outcome: ChangeOutcome; draft: DraftView }> {
     const draft = await this.#pending(principal, id);
     if (draft.blocking.length > 0) {
-      throw new PreconditionFailed(
+      throw preconditionFailed(
         `Draft ${id} cannot be saved as proposed (${draft.blocking[0]?.message}); fix the descriptor and draft it again.`,
         'draft_id',
       );
@@ -192,22 +192,19 @@ export class Drafts {
     }
     const view = this.#view(draft);
     if (view.status === 'expired') {
-      throw new PreconditionFailed(
+      throw preconditionFailed(
         `Draft ${id} expired at ${draft.expiresAt.toISOString()}; propose the resource again with Draft.`,
         'draft_id',
       );
     }
     if (view.status !== 'pending')
-      throw new PreconditionFailed(`Draft ${id} was already ${view.status}.`, 'draft_id');
+      throw preconditionFailed(`Draft ${id} was already ${view.status}.`, 'draft_id');
     return draft;
   }
 
-  async #alreadyDecided(id: string): Promise<PreconditionFailed> {
+  async #alreadyDecided(id: string): Promise<TollgateError> {
     const now = await this.#d.store.get(id);
-    return new PreconditionFailed(
-      `Draft ${id} was already ${now?.status ?? 'decided'}.`,
-      'draft_id',
-    );
+    return preconditionFailed(`Draft ${id} was already ${now?.status ?? 'decided'}.`, 'draft_id');
   }
 
   #view(draft: DraftRecord): DraftView {

@@ -3,14 +3,10 @@ import type { ResourceRef } from './scope.js';
 
 /**
  * A request that is well-formed but cannot apply to the current state (an expired or decided
- * draft, a rollback to a deletion). Sent as FAILED_PRECONDITION; retrying the same request
- * will not help.
+ * draft, a rollback to a deletion); retrying the same request will not help.
  */
-export class PreconditionFailed extends TollgateError {
-  constructor(message: string, path: string) {
-    super('INVALID_ARGUMENT', message, { details: [{ path, message }] });
-    this.name = 'PreconditionFailed';
-  }
+export function preconditionFailed(message: string, path: string): TollgateError {
+  return new TollgateError('FAILED_PRECONDITION', message, { details: [{ path, message }] });
 }
 
 export function describeRef(ref: ResourceRef): string {
@@ -62,8 +58,8 @@ export function concurrentChange(ref: ResourceRef, from: number): TollgateError 
   );
 }
 
-export function rollbackToDeletion(ref: ResourceRef, version: number): PreconditionFailed {
-  return new PreconditionFailed(
+export function rollbackToDeletion(ref: ResourceRef, version: number): TollgateError {
+  return preconditionFailed(
     `Version ${version} of "${ref.name}" is a deletion; roll back to a version before it.`,
     'to_version',
   );

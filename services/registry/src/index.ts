@@ -1,4 +1,4 @@
-export { registerRegistryApi, registryErrorToRpc } from './api.js';
+export { registerRegistryApi } from './api.js';
 export type { RegistryApiDeps } from './api.js';
 export { Catalog } from './catalog.js';
 export type { CatalogPage, CatalogQuery } from './catalog.js';
@@ -12,7 +12,6 @@ export type { DraftSweeper, DraftSweeperOptions } from './draft-sweeper.js';
 export { Drafts } from './drafts.js';
 export type { DraftView, DraftsDeps } from './drafts.js';
 export { echoProposal } from './echo.js';
-export { PreconditionFailed } from './errors.js';
 export { applyMergePatch } from './merge-patch.js';
 export {
   DISCOVERY_PATHS,

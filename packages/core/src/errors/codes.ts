@@ -20,6 +20,11 @@ export const ErrorCodes = {
   VERSION_CONFLICT: 'fix_arguments',
   IDEMPOTENCY_CONFLICT: 'fix_arguments',
   DESCRIPTOR_INVALID: 'fix_arguments',
+  /**
+   * A well-formed request that cannot apply to the current state (a draft or approval already
+   * decided or expired, a rollback to a deletion): the same request will not succeed later.
+   */
+  FAILED_PRECONDITION: 'fix_arguments',
   UNAUTHENTICATED: 'denied',
   POLICY_DENIED: 'denied',
   POLICY_UNAVAILABLE: 'denied',

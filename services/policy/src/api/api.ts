@@ -1,6 +1,6 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { Server } from '@grpc/grpc-js';
-import { RpcError, RpcStatus, addService } from '@tollgate/contracts';
+import { addService } from '@tollgate/contracts';
 import type { RpcContext } from '@tollgate/contracts';
 import { PolicyService } from '@tollgate/contracts/policy/v1';
 import type { Principal, TokenVerifier } from '@tollgate/core';
@@ -9,7 +9,6 @@ import type { Logger } from '@tollgate/kit';
 import type { Approvals } from '../approvals/approvals.js';
 import type { Declarations } from '../declarations/declarations.js';
 import type { Decisions } from '../decisions.js';
-import { PreconditionFailed } from '../errors.js';
 import {
   agentMessage,
   approvalMessage,
@@ -224,7 +223,7 @@ export function registerPolicyApi(server: Server, deps: PolicyApiDeps): void {
       },
     },
     {
-      mapError: policyErrorToRpc,
+      mapError: tollgateErrorToRpc,
       onUnexpectedError: (err, context) =>
         deps.logger.error(
           {
@@ -235,15 +234,4 @@ export function registerPolicyApi(server: Server, deps: PolicyApiDeps): void {
         ),
     },
   );
-}
-
-/** Tollgate errors as usual; precondition failures (an approval already decided) as FAILED_PRECONDITION. */
-export function policyErrorToRpc(err: unknown): RpcError | undefined {
-  if (err instanceof PreconditionFailed) {
-    return new RpcError(RpcStatus.FAILED_PRECONDITION, err.message, {
-      tollgateCode: err.code,
-      details: err.details,
-    });
-  }
-  return tollgateErrorToRpc(err);
 }

@@ -4,7 +4,7 @@ import { decodePageToken, encodePageToken, tenantOf } from '@tollgate/kit';
 import type { EventPublisher, Logger } from '@tollgate/kit';
 import { ROLES } from '../declarations/access.js';
 import type { AccessControl } from '../declarations/access.js';
-import { PreconditionFailed, forbidden, notFound } from '../errors.js';
+import { forbidden, notFound } from '../errors.js';
 import { announceDecision } from '../events.js';
 import type { ApprovalStore, PendingCursor } from '../store/approvals.js';
 import { approverName, decided } from './record.js';
@@ -208,7 +208,10 @@ function alreadySettled(record: ApprovalRecord): TollgateError {
   const status = record.status === 'pending' ? 'approved' : record.status;
   const message = `Approval "${record.id}" was already ${status}${by}${when}; an approval is decided once.`;
   const code = SETTLED_CODES[status];
-  if (code === undefined) return new PreconditionFailed(message, 'id');
+  if (code === undefined)
+    return new TollgateError('FAILED_PRECONDITION', message, {
+      details: [{ path: 'id', message }],
+    });
   if (code === 'APPROVAL_EXPIRED')
     return new TollgateError(
       code,
