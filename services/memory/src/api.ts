@@ -26,6 +26,7 @@ import {
   skillMessage,
   valueFromProto,
 } from './convert.js';
+import type { Caller } from './access/review.js';
 import type { Memory } from './memory.js';
 import type { RecallItemKind } from './recall.js';
 import { pageSize } from './requests/problems.js';
@@ -35,7 +36,9 @@ export function memoryServiceImpl(
   memory: Memory,
   verifier: TokenVerifier,
 ): ServiceImpl<typeof MemoryService> {
-  const caller = (ctx: RpcContext): Promise<Principal> => authenticateRpc(ctx, verifier);
+  const principalOf = (ctx: RpcContext): Promise<Principal> => authenticateRpc(ctx, verifier);
+  const caller = async (ctx: RpcContext): Promise<Caller> =>
+    memory.callerOf(await principalOf(ctx));
   const page = (r: { pageSize: number; pageToken: string }) => ({
     pageSize: pageSize(r.pageSize),
     pageToken: r.pageToken,
@@ -43,11 +46,11 @@ export function memoryServiceImpl(
   return {
     async getSession(req, ctx) {
       return {
-        session: sessionMessage(await memory.sessions.get(await caller(ctx), req.sessionId)),
+        session: sessionMessage(await memory.sessions.get(await principalOf(ctx), req.sessionId)),
       };
     },
     async putSession(req, ctx) {
-      const principal = await caller(ctx);
+      const principal = await principalOf(ctx);
       const { session, redactedPaths } = await memory.sessions.put(
         principal,
         req.sessionId,
@@ -58,11 +61,13 @@ export function memoryServiceImpl(
     },
     async resumeSession(req, ctx) {
       return {
-        session: sessionMessage(await memory.sessions.resume(await caller(ctx), req.sessionId)),
+        session: sessionMessage(
+          await memory.sessions.resume(await principalOf(ctx), req.sessionId),
+        ),
       };
     },
     async endSession(req, ctx) {
-      const principal = await caller(ctx);
+      const principal = await principalOf(ctx);
       const { session, skillCandidateId } = await memory.endSession(
         principal,
         req.sessionId,
@@ -89,6 +94,7 @@ export function memoryServiceImpl(
         value: valueFromProto(req.value),
         text: req.text,
         user: req.user,
+        agent: req.agent,
         sessionId: req.sessionId,
       });
       return { preference: preferenceMessage(preference) };
@@ -219,7 +225,7 @@ export function memoryServiceImpl(
       return {};
     },
     async recall(req, ctx) {
-      const principal = await caller(ctx);
+      const principal = await principalOf(ctx);
       const kinds = req.kinds
         .map((k, i) => recallKind.read(`kinds[${i}]`, k))
         .filter((k): k is RecallItemKind => k !== undefined);

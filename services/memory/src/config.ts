@@ -3,13 +3,15 @@
  */
 import { buckets, cfg } from '@tollgate/kit';
 import type { ConfigField, ConfigOf } from '@tollgate/kit';
+import { FREE_TEXT, TYPED_KINDS } from './preferences/typed-facts.js';
 
 const DAY_MS = 24 * 3600_000;
 
 /** The dev issuer key file, created on first start when no trusted issuers are configured. */
 export const DEV_ISSUERS_FILE = '.tollgate/dev-issuer.json';
 
-function list(env: string, description: string, dflt: string[]): ConfigField<string[]> {
+/** Auto-written kinds: typed kinds only, since free text is always staged for a reviewer. */
+function autoKinds(env: string, description: string, dflt: string[]): ConfigField<string[]> {
   return {
     env,
     description,
@@ -19,9 +21,12 @@ function list(env: string, description: string, dflt: string[]): ConfigField<str
         .split(',')
         .map((item) => item.trim())
         .filter((item) => item !== '');
-      const bad = items.find((item) => !/^[a-z][a-z0-9_]{1,63}$/.test(item));
-      if (bad !== undefined)
-        throw new Error(`expected comma-separated kind names, ${bad} is not one`);
+      const bad = items.find((item) => !(TYPED_KINDS as readonly string[]).includes(item));
+      if (bad !== undefined) {
+        throw new Error(
+          `expected comma-separated typed kinds (${TYPED_KINDS.join(', ')}); ${bad} is not one${bad === FREE_TEXT ? ' (free text is never written at once)' : ''}`,
+        );
+      }
       return items;
     },
   };
@@ -62,10 +67,25 @@ export const memoryConfig = {
     ['all', 'new'] as const,
     'all',
   ),
-  autoKinds: list(
+  autoKinds: autoKinds(
     'TOLLGATE_MEMORY_AUTO_KINDS',
-    'preference kinds written at once; other kinds are staged for a person to confirm',
-    ['frequent_resource', 'preferred_fields'],
+    'typed preference kinds written at once once their value checks out; other kinds, and free text always, are staged for a reviewer',
+    ['frequent_resource', 'preferred_fields', 'language'],
+  ),
+  reviewerRole: cfg.string(
+    'TOLLGATE_MEMORY_REVIEWER_ROLE',
+    "the role (of an Agent in the tenant's policy bundle) that makes a principal with a user claim a reviewer: the review surfaces' agents, e.g. the command line and the console",
+    'reviewer',
+  ),
+  fourEyes: cfg.bool(
+    'TOLLGATE_MEMORY_FOUR_EYES',
+    'what is proposed for every user of an agent is confirmed by another person than the one whose session proposed it',
+    true,
+  ),
+  policyBucket: cfg.string(
+    'TOLLGATE_MEMORY_POLICY_BUCKET',
+    'KV bucket of the compiled policy bundles facts and reviewers are checked against (tests use their own)',
+    buckets.policyBundles,
   ),
   sessionIdleMs: cfg.int(
     'TOLLGATE_MEMORY_SESSION_IDLE_MS',
@@ -117,11 +137,13 @@ export type MemoryConfig = ConfigOf<typeof memoryConfig>;
 /** What the service logic needs of the configuration. */
 export type MemorySettings = Omit<
   MemoryConfig,
-  'trustedIssuersFile' | 'durable' | 'bucket' | 'learnFrom' | 'sweepIntervalMs'
+  'trustedIssuersFile' | 'durable' | 'bucket' | 'policyBucket' | 'learnFrom' | 'sweepIntervalMs'
 >;
 
 export const DEFAULT_SETTINGS: MemorySettings = {
-  autoKinds: ['frequent_resource', 'preferred_fields'],
+  autoKinds: ['frequent_resource', 'preferred_fields', 'language'],
+  reviewerRole: 'reviewer',
+  fourEyes: true,
   sessionIdleMs: DAY_MS,
   halfLifeMs: 7 * DAY_MS,
   preferenceThreshold: 2.5,

@@ -10,6 +10,7 @@ import { BusAnnouncer } from './announce.js';
 import { addMemoryService } from './api.js';
 import { startCallLearning } from './learning/call-events.js';
 import { DEV_ISSUERS_FILE, memoryConfig } from './config.js';
+import { PolicyView } from './live/policy-view.js';
 import { Memory } from './memory.js';
 import { MemoryProjector } from './projection/projector.js';
 import { openStore } from './store/collections.js';
@@ -31,7 +32,8 @@ await bootService({
       store,
       logger,
     });
-    const memory = new Memory({ store, announcer, settings: config, projection, logger });
+    const live = await PolicyView.follow(await openBucket(nc, config.policyBucket), logger);
+    const memory = new Memory({ store, announcer, settings: config, projection, live, logger });
     addMemoryService(grpcServer, memory, verifier, logger);
     const learning = await startCallLearning({
       nc,
@@ -50,6 +52,7 @@ await bootService({
     lifecycle.add('memory', async () => {
       await sweeper.stop();
       await learning.stop();
+      live.stop();
     });
   },
 });

@@ -7,6 +7,9 @@ import type { Principal } from '@tollgate/core';
 import { createLogger } from '@tollgate/kit';
 import type { Logger } from '@tollgate/kit';
 import type { Announcer } from './announce.js';
+import { Reviewers } from './access/review.js';
+import type { Caller } from './access/review.js';
+import type { LiveState } from './live/policy-view.js';
 import { CandidateBook } from './learning/candidates.js';
 import { CapabilityBook } from './capabilities/capability-book.js';
 import type { CapabilityView } from './capabilities/capability-book.js';
@@ -29,6 +32,8 @@ import { SESSION_ID } from './requests/names.js';
 
 export interface MemoryDeps {
   store: MemoryStore;
+  /** The live policy bundles facts and reviewers are checked against (see live/policy-view.ts). */
+  live: LiveState;
   announcer: Announcer;
   settings: MemorySettings;
   clock?: () => Date;
@@ -48,6 +53,7 @@ const DEFAULT_TOP_K = 10;
 const MAX_TOP_K = 100;
 
 export class Memory {
+  readonly reviewers: Reviewers;
   readonly sessions: SessionBook;
   readonly preferences: PreferenceBook;
   readonly candidates: CandidateBook;
@@ -61,18 +67,29 @@ export class Memory {
 
   constructor(deps: MemoryDeps) {
     const clock = deps.clock ?? (() => new Date());
-    const { store, announcer, settings, projection } = deps;
+    const { store, announcer, settings, projection, live } = deps;
     this.#settings = settings;
+    this.reviewers = new Reviewers(live, settings);
     this.#clock = clock;
     this.#store = store;
     this.#logger = deps.logger ?? createLogger({ service: 'memory', level: 'silent' });
     this.sessions = new SessionBook({ store, announcer, clock, settings });
-    this.preferences = new PreferenceBook({ store, announcer, clock, settings, projection });
+    const reviewers = this.reviewers;
+    this.preferences = new PreferenceBook({
+      store,
+      announcer,
+      clock,
+      settings,
+      projection,
+      live,
+      reviewers,
+    });
     this.savedQueries = new CapabilityBook(savedQuerySpec, {
       collection: store.savedQueries,
       claims: store.claims,
       announcer,
       clock,
+      reviewers,
       effectChanged: projection && ((owner, name) => projection.savedQueryChanged(owner, name)),
     });
     this.skills = new CapabilityBook(skillSpec, {
@@ -80,12 +97,14 @@ export class Memory {
       claims: store.claims,
       announcer,
       clock,
+      reviewers,
     });
     this.candidates = new CandidateBook({
       store,
       announcer,
       clock,
       preferences: this.preferences,
+      reviewers,
       savedQueries: this.savedQueries,
       skills: this.skills,
     });
@@ -95,6 +114,11 @@ export class Memory {
       candidates: this.candidates,
       settings,
     });
+  }
+
+  /** The caller a verified principal is: its actor, and whether it is a reviewer. */
+  callerOf(principal: Principal): Caller {
+    return this.reviewers.caller(principal);
   }
 
   /**

@@ -29,6 +29,7 @@ describe('call events - reading call.completed', () => {
         callId: 'c-1',
         sessionId: 's-1',
         owner: { tenant: 'team-a', agent: 'bot', user: 'alice' },
+        environment: 'prod',
         tool: 'es_orders_search',
         resource: 'es_orders',
         arguments: { limit: 5 },

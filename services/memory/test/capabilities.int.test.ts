@@ -241,7 +241,7 @@ describe('skills - review bound to content hashes', () => {
           consoleBob.approveSkill({ id: skill!.id, revision: 1, contentHash: skill!.contentHash }),
         )
       ).message,
-    ).toContain('self-approval');
+    ).toContain('four eyes');
     const consoleCarol = await h.client({ agent: 'console', user: 'carol' });
     const { skill: approved } = await consoleCarol.approveSkill({
       id: skill!.id,

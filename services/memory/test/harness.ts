@@ -1,7 +1,9 @@
 /**
- * A memory service for integration tests: real MongoDB (a database of its own), real NATS
- * and JetStream, a real gRPC server on a free port, and principal tokens from a throwaway
- * issuer written to a temp file, as the service loads it.
+ * A memory service for integration tests: real MongoDB (a database of its own), a nats-server
+ * of its own with JetStream, a real gRPC server on a free port, principal tokens from a
+ * throwaway issuer written to a temp file, as the service loads it, and the tenant's policy
+ * bundle (see live.ts) published into the bundles bucket memory checks facts and reviewers
+ * against.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,7 @@ import { createClient } from '@tollgate/contracts';
 import type { RpcClient } from '@tollgate/contracts';
 import type { EventEnvelope, MemoryWritten } from '@tollgate/contracts/events/v1';
 import { MemoryService } from '@tollgate/contracts/memory/v1';
+import type { PolicyBundle } from '@tollgate/policy';
 import { generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
 import type { IssuerKeys, Principal } from '@tollgate/core';
 import {
@@ -41,9 +44,12 @@ import { Memory } from '../src/memory.js';
 import { MemoryProjector } from '../src/projection/projector.js';
 import { openStore } from '../src/store/collections.js';
 import type { MemoryStore } from '../src/store/collections.js';
+import { PolicyView } from '../src/live/policy-view.js';
+import { startNatsServer } from '../../../test/support/nats-server.js';
+import type { NatsServer } from '../../../test/support/nats-server.js';
+import { testBundle } from './live.js';
 
 export const infra = {
-  natsUrl: process.env.TOLLGATE_NATS_URL ?? 'nats://127.0.0.1:4222',
   mongoUrl: process.env.TOLLGATE_MONGO_URL ?? 'mongodb://127.0.0.1:27017',
 };
 
@@ -79,6 +85,8 @@ export interface MemoryHarness {
   memory: Memory;
   store: MemoryStore;
   nc: NatsConnection;
+  /** The harness's own nats-server. */
+  nats: NatsServer;
   mongo: MongoHandle;
   address: string;
   issuer: IssuerKeys;
@@ -88,6 +96,10 @@ export interface MemoryHarness {
   /** The memory bucket of this harness (a bucket of its own, removed on close). */
   kv: KV;
   projection: MemoryProjector;
+  /** The live policy state memory checks against. */
+  live: PolicyView;
+  /** Publishes a tenant's bundle (default: the test bundle of the harness's tenant) and waits for memory to hold it. */
+  putBundle(bundle?: PolicyBundle): Promise<void>;
   /** A client authenticated as `principal` (tenant defaults to the harness's). */
   client(
     principal: Partial<Principal> & { agent: string },
@@ -106,9 +118,17 @@ export async function startMemory(
   const tenant = uniqueName('t').replace(/_/g, '-').toLowerCase();
   const dbName = uniqueName('memory_test');
   const mongo = await connectMongo(`${infra.mongoUrl}/${dbName}`);
-  const nc = await connect({ servers: infra.natsUrl });
+  const nats = await startNatsServer();
+  const nc = await connect({ servers: nats.url });
   await ensureEventStream(nc);
   const logger = createLogger({ service: 'memory-test', level: 'silent' });
+  const bundles = await openBucket(nc, 'memory_test_bundles');
+  const live = await PolicyView.follow(bundles, logger);
+  const putBundle = async (bundle: PolicyBundle = testBundle(tenant)): Promise<void> => {
+    await bundles.put(bundle.tenant, JSON.stringify(bundle));
+    await eventually(() => (live.bundleHash(bundle.tenant) === bundle.hash ? true : undefined));
+  };
+  await putBundle();
   const store = await openStore(mongo.db);
   const announcer = new BusAnnouncer({ publisher: new EventPublisher(nc), store, logger });
   const kv = await openBucket(nc, uniqueName('memory_test_bucket'));
@@ -117,6 +137,7 @@ export async function startMemory(
     store,
     announcer,
     projection,
+    live,
     settings: { ...DEFAULT_SETTINGS, ...settings },
     ...(clock ? { clock } : {}),
   });
@@ -154,6 +175,9 @@ export async function startMemory(
     written,
     kv,
     projection,
+    live,
+    putBundle,
+    nats,
     token,
     async client(principal) {
       const client = createClient(MemoryService, address, {
@@ -191,8 +215,10 @@ export async function startMemory(
       }
       await grpc.stop();
       sub.unsubscribe();
+      live.stop();
       await kv.destroy();
       await nc.drain();
+      await nats.dispose();
       await mongo.db.dropDatabase();
       await mongo.close();
       await rm(dir, { recursive: true, force: true });

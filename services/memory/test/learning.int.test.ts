@@ -231,6 +231,7 @@ describe('learning - from call.completed', () => {
       callId: payload!.callId,
       sessionId: 's1',
       owner: { tenant: h.tenant, agent: 'bot', user: 'carol' },
+      environment: 'prod',
       tool: 'es_orders_search',
       resource: 'es_orders',
       arguments: byId('x-1'),

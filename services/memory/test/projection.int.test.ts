@@ -217,7 +217,6 @@ describe('projection - preferred fields', () => {
       key: 'preferred_fields:es_orders_search',
       kind: 'preferred_fields',
       value: value(['amount', 'id']),
-      text: 'Asks for ids and amounts.',
     });
     expect(preference!.status).toBe(PreferenceStatus.PROPOSED);
     const key = `pf.${h.tenant}.bot._.es_orders_search`;
@@ -240,14 +239,16 @@ describe('projection - preferred fields', () => {
   });
 
   it("projection - a person's stated fields are in effect at once, corrected in place, and gone when replaced by another kind", async () => {
-    const bot = await h.client({ agent: 'bot', user: ALICE });
+    const reviewer = await h.client({ agent: 'console', user: ALICE });
     const put = (kind: string, fields: string[]) =>
-      bot.putPreference({
+      reviewer.putPreference({
         key: 'preferred_fields:es_orders_get',
         kind,
-        value: value(fields),
-        text: 'The fields I want.',
+        agent: 'bot',
         user: ALICE,
+        ...(kind === 'free_text'
+          ? { text: `Wants ${fields.join(' and ')}.` }
+          : { value: value(fields) }),
       });
     const { preference } = await put('preferred_fields', ['id']);
     expect(preference!.status).toBe(PreferenceStatus.ACTIVE);
@@ -266,10 +267,12 @@ describe('projection - preferred fields', () => {
       announcer: { announce: () => Promise.resolve() },
       settings: DEFAULT_SETTINGS,
       projection: h.projection,
+      live: h.live,
     });
     expect(
       await memory.preferences.writeDerived({
         owner,
+        environment: 'prod',
         key: 'preferred_fields:es_orders_search',
         kind: 'preferred_fields',
         value: ['created_at', 'id'],
@@ -326,6 +329,7 @@ describe('projection - reconciler', () => {
       announcer: new BusAnnouncer({ publisher: new EventPublisher(h.nc), store: h.store, logger }),
       settings: DEFAULT_SETTINGS,
       projection: new MemoryProjector({ kv: broken, store: h.store, logger }),
+      live: h.live,
     });
     const owner = { tenant: h.tenant, agent: 'outage', user: '' };
     const view = await memory.savedQueries.createApproved({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TollgateError } from '@tollgate/core';
-import type { Principal } from '@tollgate/core';
+import type { Caller } from '../src/access/review.js';
 import type { CompletedCall } from '../src/learning/learner.js';
 import type { JsonObject } from '../src/types.js';
 import { startMemory, uniqueName } from './harness.js';
@@ -18,12 +18,13 @@ afterAll(async () => {
   await h.close();
 });
 
-const as = (agent: string, user = ''): Principal => ({
-  tenant: h.tenant,
-  agent,
-  environment: 'prod',
-  ...(user !== '' ? { user } : {}),
-});
+const as = (agent: string, user = ''): Caller =>
+  h.memory.callerOf({
+    tenant: h.tenant,
+    agent,
+    environment: 'prod',
+    ...(user !== '' ? { user } : {}),
+  });
 
 /** Settles every promise, splitting results from errors (which must all be TollgateErrors). */
 async function race<T>(runs: Array<() => Promise<T>>): Promise<{ won: T[]; codes: string[] }> {
@@ -38,16 +39,29 @@ async function race<T>(runs: Array<() => Promise<T>>): Promise<{ won: T[]; codes
   return { won, codes };
 }
 
+/** Fields of the test resources (see live.ts). */
+const FIELDS = [
+  'id',
+  'user_id',
+  'customer_id',
+  'amount',
+  'created_at',
+  'status',
+  'currency',
+  'email',
+];
+
 const times = <T>(n: number, run: () => Promise<T>) => Array.from({ length: n }, () => run);
 
 describe('races - preferences', () => {
   it('races - concurrent confirms of one staged preference: one transition per version, the others are VERSION_CONFLICT', async () => {
     const staged = await h.memory.preferences.put(as('bot'), {
-      key: 'answer_language',
+      key: 'language',
       kind: 'language',
       value: 'zh',
-      text: 'Answers in Chinese.',
+      text: '',
       user: '',
+      agent: '',
       sessionId: '',
     });
     expect(staged.status).toBe('proposed');
@@ -80,9 +94,10 @@ describe('races - preferences', () => {
       h.memory.preferences.put(alice, {
         key: 'preferred_fields:es_orders_search',
         kind: 'preferred_fields',
-        value: [`field_${n}`],
-        text: `Prefers field_${n}.`,
+        value: [FIELDS[n % FIELDS.length]!],
+        text: '',
         user: 'alice',
+        agent: '',
         sessionId: '',
       });
     const first = await put(0)();
@@ -154,10 +169,10 @@ describe('races - candidates', () => {
       kind: 'preference',
       signal: uniqueName('preference'),
       proposal: {
-        key: 'answer_style',
-        kind: 'style',
-        value: 'short',
-        text: 'Prefers short answers.',
+        key: 'frequent_resource:es_refunds',
+        kind: 'frequent_resource',
+        value: 'es_refunds',
+        text: 'Usually queries es_refunds.',
       },
       summary: 'Prefers short answers.',
       confidence: 1,
@@ -177,7 +192,7 @@ describe('races - candidates', () => {
       tenant: h.tenant,
       agent: 'bot',
       user: '',
-      key: 'answer_style',
+      key: 'frequent_resource:es_refunds',
     });
     // The fact exists exactly when the confirmation was the decision that stood.
     expect(preference !== null).toBe(won[0]!.status === 'confirmed');
@@ -193,6 +208,7 @@ describe('races - learning', () => {
       callId: `call-${id}-${at}`,
       sessionId: 's1',
       owner,
+      environment: 'prod',
       tool: 'es_orders_search',
       resource: 'es_orders',
       arguments: { filters: [{ field: 'id', op: 'eq', value: id }] } as JsonObject,

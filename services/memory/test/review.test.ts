@@ -1,103 +1,98 @@
 import { describe, expect, it } from 'vitest';
-import { canSee, canUse, reviewRefusal } from '../src/access/review.js';
+import { Reviewers, canSee, canUse, reviewRefusal } from '../src/access/review.js';
+import type { Caller } from '../src/access/review.js';
+import type { LiveState } from '../src/live/policy-view.js';
 import type { Actor, Owner } from '../src/types.js';
 
+const policy = { reviewerRole: 'reviewer', fourEyes: true };
+const as = (actor: Actor, reviewer: boolean): Caller => ({
+  principal: {
+    tenant: 't',
+    agent: actor.agent,
+    environment: 'prod',
+    ...(actor.user ? { user: actor.user } : {}),
+  },
+  actor,
+  reviewer,
+});
 const bot: Actor = { agent: 'bot', user: '' };
 const botForAlice: Actor = { agent: 'bot', user: 'alice' };
-const botForBob: Actor = { agent: 'bot', user: 'bob' };
-const consoleAlice: Actor = { agent: 'console', user: 'alice' };
-const consoleBob: Actor = { agent: 'console', user: 'bob' };
-const consoleCarol: Actor = { agent: 'console', user: 'carol' };
+const botForBob = as({ agent: 'bot', user: 'bob' }, false);
+const orderOpsForAlice = as({ agent: 'order_ops', user: 'alice' }, false);
+const consoleAlice = as({ agent: 'console', user: 'alice' }, true);
+const consoleBob = as({ agent: 'console', user: 'bob' }, true);
 const agentWide: Owner = { tenant: 't', agent: 'bot', user: '' };
 const alices: Owner = { tenant: 't', agent: 'bot', user: 'alice' };
-const consoleWide: Owner = { tenant: 't', agent: 'console', user: '' };
 
 describe('review - who may confirm or approve', () => {
   it.each([
-    ['an agent without a user claim', bot, bot, agentWide, 'a person must review'],
+    ['an agent without a user claim', as(bot, false), bot, agentWide, 'no user claim'],
+    ['the agent holding another user token', botForBob, botForAlice, agentWide, 'reviewer role'],
+    ['another agent acting for a user', orderOpsForAlice, bot, alices, 'reviewer role'],
+    ['a reviewer, for what an agent proposed alone', consoleAlice, bot, agentWide, undefined],
+    ['a reviewer, in their own memory', consoleAlice, botForAlice, alices, undefined],
     [
-      'the proposing agent, even holding its user token',
-      botForAlice,
-      bot,
-      alices,
-      'agent bot proposed this',
-    ],
-    ['a person through another agent, for an agent proposal', consoleAlice, bot, alices, undefined],
-    [
-      'another person through the same agent, for an agent proposal',
-      botForBob,
-      bot,
-      agentWide,
-      'agent bot proposed this',
-    ],
-    [
-      'the proposing person through the same agent',
-      botForAlice,
-      botForAlice,
-      alices,
-      'self-approval',
-    ],
-    [
-      'the proposing person through another agent, in their own memory',
-      consoleAlice,
-      botForAlice,
-      alices,
-      undefined,
-    ],
-    [
-      'the proposing person through another agent, in shared memory',
+      'the person whose session proposed it, agent-wide',
       consoleAlice,
       botForAlice,
       agentWide,
-      'self-approval',
+      'four eyes',
     ],
-    [
-      'another person, for a person proposal in shared memory',
-      botForBob,
-      botForAlice,
-      agentWide,
-      undefined,
-    ],
-    ['a colleague through the console', consoleCarol, consoleBob, consoleWide, undefined],
-    ['the author through the console', consoleBob, consoleBob, consoleWide, 'self-approval'],
-  ])('review - %s', (_case, reviewer, proposer, owner, refusal) => {
-    const found = reviewRefusal(reviewer, proposer, owner);
+    ['another reviewer, agent-wide', consoleBob, botForAlice, agentWide, undefined],
+  ])('review - %s', (_, reviewer, proposer, owner, refusal) => {
+    const found = reviewRefusal(reviewer, proposer, owner, policy);
     if (refusal === undefined) expect(found).toBeUndefined();
     else expect(found).toContain(refusal);
+  });
+
+  it('review - without four eyes the person who proposed it may confirm agent-wide', () => {
+    expect(
+      reviewRefusal(consoleAlice, botForAlice, agentWide, { ...policy, fourEyes: false }),
+    ).toBeUndefined();
+  });
+
+  it('review - a reviewer is a person whose agent holds the role in the live bundle', () => {
+    const live: LiveState = {
+      rolesOf: (tenant, agent) =>
+        tenant === 't' ? (agent === 'console' ? ['reviewer'] : ['support']) : undefined,
+      access: () => undefined,
+      toolNames: () => new Set(),
+      toolOf: () => undefined,
+    };
+    const reviewers = new Reviewers(live, policy);
+    const principal = { tenant: 't', environment: 'prod' };
+    expect(reviewers.caller({ ...principal, agent: 'console', user: 'alice' }).reviewer).toBe(true);
+    expect(reviewers.caller({ ...principal, agent: 'console' }).reviewer).toBe(false);
+    expect(reviewers.caller({ ...principal, agent: 'bot', user: 'alice' }).reviewer).toBe(false);
+    expect(
+      reviewers.caller({ ...principal, tenant: 'other', agent: 'console', user: 'alice' }).reviewer,
+    ).toBe(false);
   });
 });
 
 describe('review - who may see', () => {
-  const p = (agent: string, user?: string, tenant = 't') => ({
-    tenant,
+  const principal = (agent: string, user?: string) => ({
+    tenant: 't',
     agent,
     environment: 'prod',
     ...(user ? { user } : {}),
   });
-
   it.each([
-    ['its own agent-wide memory', p('bot'), agentWide, true, true],
-    ["its user's memory", p('bot', 'alice'), alices, true, true],
-    ["another user's memory", p('bot', 'bob'), alices, false, false],
-    ['a user memory without a user claim', p('bot'), alices, false, false],
-    [
-      "the person's memory through another agent (review only)",
-      p('console', 'alice'),
-      alices,
-      false,
-      true,
-    ],
-    [
-      "another agent's shared memory as a person (review only)",
-      p('console', 'bob'),
-      agentWide,
-      false,
-      true,
-    ],
-    ["another agent's shared memory as an agent", p('console'), agentWide, false, false],
-    ['another tenant', p('bot', 'alice', 'other'), alices, false, false],
-  ])('review - %s', (_case, principal, owner, use, see) => {
-    expect(canUse(principal, owner)).toBe(use);
-    expect(canSee(principal, owner)).toBe(see);
+    ['its own agent-wide memory', as(bot, false), agentWide, true],
+    ["its user's memory", as(botForAlice, false), alices, true],
+    ["another user's memory", botForBob, alices, false],
+    ['a user memory without a user claim', as(bot, false), alices, false],
+    ["the reviewer's own memory of another agent", consoleAlice, alices, true],
+    ["another agent's shared memory as a reviewer", consoleBob, agentWide, true],
+    ["another user's memory as a reviewer", consoleBob, alices, false],
+    ["another agent's shared memory as an agent for a user", orderOpsForAlice, agentWide, false],
+    ['another tenant', as(bot, false), { ...agentWide, tenant: 'u' }, false],
+  ])('review - %s', (_, caller, owner, visible) => {
+    expect(canSee(caller, owner)).toBe(visible);
+  });
+
+  it('review - using is only ever the own agent', () => {
+    expect(canUse(principal('bot', 'alice'), alices)).toBe(true);
+    expect(canUse(principal('console', 'alice'), alices)).toBe(false);
   });
 });

@@ -29,6 +29,12 @@ function created(): Capability<typeof v1> {
   });
 }
 
+/** The review rule in small: a proposer never approves its own proposal. */
+const refuseSelf = (reviewer: Actor) => (proposer: Actor) => {
+  if (reviewer.agent === proposer.agent && reviewer.user === proposer.user)
+    throw new TollgateError('POLICY_DENIED', 'self-approval');
+};
+
 function code(fn: () => unknown): string | undefined {
   try {
     fn();
@@ -57,6 +63,7 @@ describe('revisions - review bound to content hashes', () => {
           revision: 1,
           contentHash: contentHash(v2),
           reviewer: alice,
+          mayReview: refuseSelf(alice),
           reason: '',
           now,
         }),
@@ -66,6 +73,7 @@ describe('revisions - review bound to content hashes', () => {
       revision: 1,
       contentHash: hash,
       reviewer: alice,
+      mayReview: refuseSelf(alice),
       reason: 'ok',
       now,
     });
@@ -77,6 +85,7 @@ describe('revisions - review bound to content hashes', () => {
           revision: 1,
           contentHash: hash,
           reviewer: bob,
+          mayReview: refuseSelf(bob),
           reason: '',
           now,
         }),
@@ -91,6 +100,7 @@ describe('revisions - review bound to content hashes', () => {
       reviewer: alice,
       reason: '',
       now,
+      mayReview: refuseSelf(alice),
     }).capability;
     expect(
       code(() => proposeRevision(base, { content: v2, proposedBy: bot, baseHash: '', now })),
@@ -122,6 +132,7 @@ describe('revisions - review bound to content hashes', () => {
       reviewer: alice,
       reason: '',
       now,
+      mayReview: refuseSelf(alice),
     }).capability;
     const base = capability.approvedHash;
     capability = proposeRevision(capability, {
@@ -141,6 +152,7 @@ describe('revisions - review bound to content hashes', () => {
       revision: 3,
       contentHash: contentHash(v3),
       reviewer: alice,
+      mayReview: refuseSelf(alice),
       reason: '',
       now,
     }).capability;
@@ -150,6 +162,7 @@ describe('revisions - review bound to content hashes', () => {
           revision: 2,
           contentHash: contentHash(v2),
           reviewer: alice,
+          mayReview: refuseSelf(alice),
           reason: '',
           now,
         }),
@@ -174,14 +187,20 @@ describe('revisions - review bound to content hashes', () => {
           revision: 1,
           contentHash: contentHash(v1),
           reviewer: alice,
+          mayReview: refuseSelf(alice),
           reason: '',
           now,
         }),
       ),
     ).toBe('POLICY_DENIED');
     expect(
-      rejectRevision(capability, { revision: 1, reviewer: alice, reason: 'withdrawn', now })
-        .revision.status,
+      rejectRevision(capability, {
+        revision: 1,
+        reviewer: alice,
+        reason: 'withdrawn',
+        now,
+        mayReview: refuseSelf(alice),
+      }).revision.status,
     ).toBe('rejected');
     expect(
       code(() =>
@@ -190,6 +209,9 @@ describe('revisions - review bound to content hashes', () => {
           reviewer: { agent: 'other', user: '' },
           reason: '',
           now,
+          mayReview: () => {
+            throw new TollgateError('POLICY_DENIED', 'a person must review this');
+          },
         }),
       ),
     ).toBe('POLICY_DENIED');
@@ -199,6 +221,7 @@ describe('revisions - review bound to content hashes', () => {
           revision: 9,
           contentHash: contentHash(v1),
           reviewer: bob,
+          mayReview: refuseSelf(bob),
           reason: '',
           now,
         }),

@@ -11,8 +11,17 @@ import { createClient } from '@tollgate/contracts';
 import { CallStatus } from '@tollgate/contracts/call/v1';
 import { MemoryService, PreferenceSource } from '@tollgate/contracts/memory/v1';
 import { generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
-import { EVENTS_STREAM, EventPublisher, EventTypes, encodeEnvelope, envelope } from '@tollgate/kit';
+import {
+  EventPublisher,
+  EventTypes,
+  encodeEnvelope,
+  ensureEventStream,
+  envelope,
+  openBucket,
+} from '@tollgate/kit';
+import { startNatsServer } from '../../../test/support/nats-server.js';
 import { eventually, infra, uniqueName } from './harness.js';
+import { testBundle } from './live.js';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -34,12 +43,15 @@ describe('service - the memory process', () => {
     const durable = uniqueName('memory_svc');
     const bucket = uniqueName('memory_svc_bucket');
     const tenant = uniqueName('svc').replace(/_/g, '-');
-    const nc = await connect({ servers: infra.natsUrl });
+    const nats = await startNatsServer();
+    const nc = await connect({ servers: nats.url });
+    await ensureEventStream(nc);
+    const policyBucket = uniqueName('memory_svc_bundles');
+    const bundle = testBundle(tenant);
+    await (await openBucket(nc, policyBucket)).put(tenant, JSON.stringify(bundle));
     cleanups.push(async () => {
-      const jsm = await jetstreamManager(nc);
-      await jsm.consumers.delete(EVENTS_STREAM, durable).catch(() => false);
-      await jsm.streams.delete(`KV_${bucket}`).catch(() => false);
       await nc.close();
+      await nats.dispose();
       const mongo = new MongoClient(dbUrl);
       await mongo.db().dropDatabase();
       await mongo.close();
@@ -50,7 +62,8 @@ describe('service - the memory process', () => {
         ...process.env,
         TOLLGATE_MEMORY_GRPC_ADDR: '127.0.0.1:0',
         TOLLGATE_MONGO_URL: dbUrl,
-        TOLLGATE_NATS_URL: infra.natsUrl,
+        TOLLGATE_NATS_URL: nats.url,
+        TOLLGATE_MEMORY_POLICY_BUCKET: policyBucket,
         TOLLGATE_TRUSTED_ISSUERS_FILE: issuersFile,
         TOLLGATE_MEMORY_DURABLE: durable,
         TOLLGATE_MEMORY_BUCKET: bucket,

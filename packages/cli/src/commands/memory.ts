@@ -6,6 +6,7 @@ import {
   CandidateStatus,
   MemoryService,
   PreferenceSchema,
+  PreferenceSource,
   PreferenceStatus,
   RevisionStatus,
   SavedQuerySchema,
@@ -29,9 +30,10 @@ interface MemoryOptions {
 }
 
 /**
- * `tollgate memory prefs ls | forget ID`, `memory candidates ls | confirm ID | reject ID`,
- * `memory saved-queries`, `memory skills`. A person reviews through the CLI's own agent
- * (`tollgate-cli`), so what an agent proposed is never confirmed by that agent itself.
+ * `tollgate memory prefs ls | confirm ID | forget ID`, `memory candidates ls | confirm ID |
+ * reject ID`, `memory saved-queries`, `memory skills`. A person reviews through the CLI's own
+ * agent (`tollgate-cli`), which the tenant declares with the `reviewer` role: only such a
+ * review surface, with a user, may confirm what agents proposed.
  */
 export function registerMemory(program: Command, run: ActionRunner): void {
   const memory = program
@@ -61,12 +63,29 @@ export function registerMemory(program: Command, run: ActionRunner): void {
                 { header: 'ID', cell: (p: Preference) => p.id, max: 36 },
                 { header: 'KEY', cell: (p) => p.key },
                 { header: 'STATUS', cell: (p) => label(PreferenceStatus[p.status]) },
+                { header: 'SOURCE', cell: (p) => label(PreferenceSource[p.source]) },
                 { header: 'USER', cell: (p) => p.user || '(all)' },
                 { header: 'TEXT', cell: (p) => p.text, max: 60 },
               ],
               items,
               ctx.out.style,
             ),
+      );
+    }),
+  );
+  scoped(
+    prefs
+      .command('confirm')
+      .description('confirm a staged preference (only a person at a review surface may)')
+      .argument('<id>'),
+  ).action(
+    run(async (ctx, id: string, options: MemoryOptions) => {
+      const client = await memoryClient(ctx, options);
+      const { preference } = await client.confirmPreference({ id });
+      if (preference === undefined) throw new Error(`the memory service answered without ${id}`);
+      ctx.out.result(
+        toJson(PreferenceSchema, preference),
+        `${ctx.out.style.green('confirmed')} ${preference.key} (${preference.confirmedBy})`,
       );
     }),
   );

@@ -6,11 +6,36 @@ import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
 import type { Document } from 'mongodb';
 import type { Owner } from '../types.js';
+import type { Caller } from './review.js';
 
 const AGENT = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
-/** The owner a write goes to: agent-wide (`user` empty) or the caller's own user. */
-export function writeOwner(principal: Principal, requestedUser: string): Owner {
+/**
+ * The owner a write goes to: the caller's agent (or, for a reviewer, `requestedAgent` of its
+ * tenant), agent-wide (`user` empty) or the caller's own user.
+ */
+export function writeOwner(
+  principal: Principal,
+  requestedUser: string,
+  requestedAgent = '',
+  reviewer = false,
+): Owner {
+  const agent = requestedAgent === '' ? principal.agent : requestedAgent;
+  if (agent !== principal.agent) {
+    if (!AGENT.test(agent)) {
+      throw new TollgateError('INVALID_ARGUMENT', 'agent is not an agent name.', {
+        details: [
+          { path: 'agent', message: 'not an agent name', expected: '[a-z0-9][a-z0-9_-]{0,62}' },
+        ],
+      });
+    }
+    if (!reviewer) {
+      throw new TollgateError(
+        'POLICY_DENIED',
+        "Only a reviewer (a person at a review surface) may write another agent's memory.",
+      );
+    }
+  }
   if (requestedUser !== '' && requestedUser !== (principal.user ?? '')) {
     throw new TollgateError('POLICY_DENIED', 'Memory of another user cannot be written.', {
       details: [
@@ -22,17 +47,15 @@ export function writeOwner(principal: Principal, requestedUser: string): Owner {
       ],
     });
   }
-  return { tenant: principal.tenant, agent: principal.agent, user: requestedUser };
+  return { tenant: principal.tenant, agent, user: requestedUser };
 }
 
 /**
  * The filter for a listing: the caller's agent (its agent-wide items and its user's), or — for
- * a person reviewing — another agent's agent-wide items and the person's own there.
+ * a reviewer — another agent's agent-wide items and the reviewer's own there.
  */
-export function listScope(
-  principal: Principal,
-  request: { agent: string; user?: string },
-): Document {
+export function listScope(caller: Caller, request: { agent: string; user?: string }): Document {
+  const { principal } = caller;
   const user = principal.user ?? '';
   const agent = request.agent === '' ? principal.agent : request.agent;
   if (!AGENT.test(agent)) {
@@ -42,10 +65,10 @@ export function listScope(
       ],
     });
   }
-  if (agent !== principal.agent && user === '') {
+  if (agent !== principal.agent && !caller.reviewer) {
     throw new TollgateError(
       'POLICY_DENIED',
-      "Only a person (a token with a user claim) may list another agent's memory.",
+      "Only a reviewer (a person at a review surface whose agent holds the reviewer role) may list another agent's memory.",
     );
   }
   const requestedUser = request.user ?? '';

@@ -9,7 +9,8 @@ import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
 import type { Collection, Document } from 'mongodb';
 import type { Announcer, WriteKind } from '../announce.js';
-import { actorOf, canSee } from '../access/review.js';
+import { canSee } from '../access/review.js';
+import type { Caller, Reviewers } from '../access/review.js';
 import {
   approveRevision,
   approvedRevision,
@@ -34,6 +35,7 @@ export interface CapabilityDeps {
   claims: Collection<StoredDocument>;
   announcer: Announcer;
   clock: () => Date;
+  reviewers: Reviewers;
   /**
    * Told after every transition that may change which revision is in effect (approval,
    * creation already approved, deletion); never throws.
@@ -58,7 +60,7 @@ export class CapabilityBook<C> {
 
   /** Creates a capability whose first revision waits for approval. */
   async create(
-    principal: Principal,
+    caller: Caller,
     input: { name: string; user: string; sessionId: string; content: C },
   ): Promise<CapabilityView<C>> {
     const problems = new Problems().match('name', input.name, NAME, '[a-z][a-z0-9_]{2,62}');
@@ -67,19 +69,19 @@ export class CapabilityBook<C> {
       problems.match('session_id', input.sessionId, SESSION_ID, 'a session id');
     this.#spec.check(input.content, problems);
     problems.throwIfAny(`${capitalise(this.#spec.label)} refused`);
-    const owner = writeOwner(principal, input.user);
+    const owner = writeOwner(caller.principal, input.user);
     const capability = newCapability({
       id: randomUUID(),
       owner,
       name: input.name,
       sessionId: input.sessionId,
       content: input.content,
-      proposedBy: actorOf(principal),
+      proposedBy: caller.actor,
       now: this.#deps.clock(),
     });
     await this.#insert(capability);
     const revision = latestRevision(capability);
-    await this.#announce(capability, revision, 'proposed', actorOf(principal));
+    await this.#announce(capability, revision, 'proposed', caller.actor);
     return { capability, revision };
   }
 
@@ -117,8 +119,8 @@ export class CapabilityBook<C> {
   }
 
   /** A revision (0 = the approved one in effect) of a capability the principal may see. */
-  async get(principal: Principal, id: string, revision: number): Promise<CapabilityView<C>> {
-    const capability = await this.#visible(principal, id);
+  async get(caller: Caller, id: string, revision: number): Promise<CapabilityView<C>> {
+    const capability = await this.#visible(caller, id);
     const found =
       revision === 0
         ? approvedRevision(capability)
@@ -139,7 +141,7 @@ export class CapabilityBook<C> {
    * `proposed`/`rejected` = every revision with that status.
    */
   async list(
-    principal: Principal,
+    caller: Caller,
     request: {
       status: RevisionStatus | undefined;
       agent: string;
@@ -150,7 +152,7 @@ export class CapabilityBook<C> {
   ): Promise<{ views: CapabilityView<C>[]; nextPageToken: string }> {
     const status = request.status ?? 'approved';
     const filter: Document = {
-      ...listScope(principal, request),
+      ...listScope(caller, request),
       ...(status === 'approved'
         ? { approvedRevision: { $gt: 0 } }
         : { 'revisions.status': status }),
@@ -188,15 +190,15 @@ export class CapabilityBook<C> {
 
   /** Proposes an edit (a new revision) against the approved hash `baseHash`. */
   async update(
-    principal: Principal,
+    caller: Caller,
     id: string,
     edit: { content: C; baseHash: string; expectedRevision: number | undefined },
   ): Promise<CapabilityView<C>> {
     const problems = new Problems();
     this.#spec.check(edit.content, problems);
     problems.throwIfAny(`${capitalise(this.#spec.label)} edit refused`);
-    const proposer = actorOf(principal);
-    const result = await this.#change(principal, id, (capability) => {
+    const proposer = caller.actor;
+    const result = await this.#change(caller, id, (capability) => {
       // A name allowed before the limit: its edits could never be offered, so say why.
       const named = new Problems();
       this.#spec.checkName?.(capability.name, named);
@@ -214,7 +216,7 @@ export class CapabilityBook<C> {
   }
 
   async approve(
-    principal: Principal,
+    caller: Caller,
     id: string,
     decision: { revision: number; contentHash: string; reason: string },
   ): Promise<CapabilityView<C>> {
@@ -232,9 +234,15 @@ export class CapabilityBook<C> {
       .text('reason', decision.reason, { max: 500 })
       .screen('reason', decision.reason, TOOLS_EXPECTED);
     problems.throwIfAny('Approval refused');
-    const reviewer = actorOf(principal);
-    const result = await this.#change(principal, id, (capability) =>
-      approveRevision(capability, { ...decision, reviewer, now: this.#deps.clock() }),
+    const reviewer = caller.actor;
+    const result = await this.#change(caller, id, (capability) =>
+      approveRevision(capability, {
+        ...decision,
+        reviewer,
+        now: this.#deps.clock(),
+        mayReview: (proposer) =>
+          this.#deps.reviewers.assertMayReview(caller, proposer, capability.owner),
+      }),
     );
     await this.#deps.effectChanged?.(result.capability.owner, result.capability.name);
     await this.#announce(result.capability, result.revision, 'approved', reviewer);
@@ -242,7 +250,7 @@ export class CapabilityBook<C> {
   }
 
   async reject(
-    principal: Principal,
+    caller: Caller,
     id: string,
     decision: { revision: number; reason: string },
   ): Promise<CapabilityView<C>> {
@@ -253,30 +261,36 @@ export class CapabilityBook<C> {
       .text('reason', decision.reason, { max: 500 })
       .screen('reason', decision.reason, TOOLS_EXPECTED);
     problems.throwIfAny('Rejection refused');
-    const reviewer = actorOf(principal);
-    const result = await this.#change(principal, id, (capability) =>
-      rejectRevision(capability, { ...decision, reviewer, now: this.#deps.clock() }),
+    const reviewer = caller.actor;
+    const result = await this.#change(caller, id, (capability) =>
+      rejectRevision(capability, {
+        ...decision,
+        reviewer,
+        now: this.#deps.clock(),
+        mayReview: (proposer) =>
+          this.#deps.reviewers.assertMayReview(caller, proposer, capability.owner),
+      }),
     );
     await this.#announce(result.capability, result.revision, 'rejected', reviewer);
     return result;
   }
 
-  async delete(principal: Principal, id: string): Promise<void> {
-    const capability = await this.#visible(principal, id);
+  async delete(caller: Caller, id: string): Promise<void> {
+    const capability = await this.#visible(caller, id);
     const result = await this.#deps.collection.deleteOne({ _id: id });
     await this.#deps.effectChanged?.(capability.owner, capability.name);
     if (result.deletedCount === 1) {
-      await this.#announce(capability, latestRevision(capability), 'deleted', actorOf(principal));
+      await this.#announce(capability, latestRevision(capability), 'deleted', caller.actor);
     }
   }
 
   async #change(
-    principal: Principal,
+    caller: Caller,
     id: string,
     apply: (capability: Capability<C>) => CapabilityView<C>,
   ): Promise<CapabilityView<C>> {
     for (let attempt = 0; attempt < 8; attempt++) {
-      const current = await this.#visible(principal, id);
+      const current = await this.#visible(caller, id);
       const next = apply(current);
       const doc = capabilityDoc(this.#spec, { ...next.capability, version: current.version + 1 });
       const { _id: _ignored, ...fields } = doc;
@@ -301,13 +315,13 @@ export class CapabilityBook<C> {
     );
   }
 
-  async #visible(principal: Principal, id: string): Promise<Capability<C>> {
+  async #visible(caller: Caller, id: string): Promise<Capability<C>> {
     new Problems()
       .match('id', id, ITEM_ID, `a ${this.#spec.label} id`)
       .throwIfAny('Invalid request');
     const doc = await this.#deps.collection.findOne({ _id: id });
     const capability = doc === null ? undefined : readCapability(this.#spec, doc);
-    if (capability === undefined || !canSee(principal, capability.owner)) {
+    if (capability === undefined || !canSee(caller, capability.owner)) {
       throw new TollgateError('NOT_FOUND', `${capitalise(this.#spec.label)} ${id} not found.`);
     }
     return capability;

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson, TollgateError } from '@tollgate/core';
-import { assertMayReview, isProposer } from '../access/review.js';
+import { isProposer } from '../access/review.js';
 import type { Actor, Capability, Owner, Revision } from '../types.js';
 
 /** Revisions kept per saved query or skill. */
@@ -157,12 +157,19 @@ function decided<C>(
 
 /**
  * Approves revision `n`, bound to `contentHash` (the content the reviewer saw). The revision
- * must still be proposed, its base must still be the approved hash, and the reviewer must be
- * allowed to review (see review.ts).
+ * must still be proposed, its base must still be the approved hash, and `mayReview` (see
+ * review.ts) must accept the reviewer for the revision's proposer.
  */
 export function approveRevision<C>(
   capability: Capability<C>,
-  decision: { revision: number; contentHash: string; reviewer: Actor; reason: string; now: Date },
+  decision: {
+    revision: number;
+    contentHash: string;
+    reviewer: Actor;
+    reason: string;
+    now: Date;
+    mayReview: (proposer: Actor) => void;
+  },
 ): { capability: Capability<C>; revision: Revision<C> } {
   const revision = proposedRevision(capability, decision.revision);
   if (decision.contentHash !== revision.contentHash) {
@@ -182,7 +189,7 @@ export function approveRevision<C>(
       `Revision ${revision.revision} edits a revision of ${capability.name} that is no longer the approved one; propose it again against the current one.`,
     );
   }
-  assertMayReview(decision.reviewer, revision.proposedBy, capability.owner);
+  decision.mayReview(revision.proposedBy);
   const change = {
     status: 'approved' as const,
     decidedBy: decision.reviewer,
@@ -201,11 +208,17 @@ export function approveRevision<C>(
 /** Rejects revision `n`: a reviewer may, and the proposer may withdraw it. */
 export function rejectRevision<C>(
   capability: Capability<C>,
-  decision: { revision: number; reviewer: Actor; reason: string; now: Date },
+  decision: {
+    revision: number;
+    reviewer: Actor;
+    reason: string;
+    now: Date;
+    mayReview: (proposer: Actor) => void;
+  },
 ): { capability: Capability<C>; revision: Revision<C> } {
   const revision = proposedRevision(capability, decision.revision);
   if (!isProposer(decision.reviewer, revision.proposedBy)) {
-    assertMayReview(decision.reviewer, revision.proposedBy, capability.owner);
+    decision.mayReview(revision.proposedBy);
   }
   const change = {
     status: 'rejected' as const,

@@ -46,6 +46,7 @@ export function readCallCompleted(data: Uint8Array): CallReading {
       problems.push('principal.tenant does not match the envelope');
     if (!PRINCIPAL_NAME.test(p.agent)) problems.push('principal.agent is not an agent name');
     if (p.user.length > 256) problems.push('principal.user is too long');
+    if (!PRINCIPAL_NAME.test(p.environment)) problems.push('principal.environment is not a name');
   }
   if (!NAME.test(c.tool)) problems.push('tool is not a tool name');
   if (!NAME.test(c.resource)) problems.push('resource is not a resource name');
@@ -59,6 +60,7 @@ export function readCallCompleted(data: Uint8Array): CallReading {
       callId: c.callId,
       sessionId: c.sessionId,
       owner: { tenant: p.tenant, agent: p.agent, user: p.user },
+      environment: p.environment,
       tool: c.tool,
       resource: c.resource,
       arguments: c.arguments ?? {},

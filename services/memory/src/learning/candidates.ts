@@ -6,11 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { TollgateError } from '@tollgate/core';
-import type { Principal } from '@tollgate/core';
 import type { Announcer } from '../announce.js';
 import type { CapabilityBook } from '../capabilities/capability-book.js';
 import type { PreferenceBook } from '../preferences/preference-book.js';
-import { actorOf, assertMayReview, canSee, isProposer } from '../access/review.js';
+import { canSee, isProposer } from '../access/review.js';
+import type { Caller, Reviewers } from '../access/review.js';
+import { ownerPrincipal } from '../preferences/preference-book.js';
 import { checkSavedQueryName, savedQuerySpec } from '../capabilities/saved-query.js';
 import { skillSpec } from '../capabilities/skill.js';
 import { listScope } from '../access/scope.js';
@@ -34,6 +35,7 @@ export interface CandidateDeps {
   announcer: Announcer;
   clock: () => Date;
   preferences: PreferenceBook;
+  reviewers: Reviewers;
   savedQueries: CapabilityBook<SavedQueryContent>;
   skills: CapabilityBook<SkillContent>;
 }
@@ -79,7 +81,7 @@ export class CandidateBook {
   }
 
   async list(
-    principal: Principal,
+    caller: Caller,
     request: {
       kind: CandidateKind | undefined;
       status: CandidateStatus | undefined;
@@ -89,7 +91,7 @@ export class CandidateBook {
     },
   ): Promise<{ candidates: CandidateRecord[]; nextPageToken: string }> {
     const filter = {
-      ...listScope(principal, request),
+      ...listScope(caller, request),
       status: request.status ?? 'pending',
       ...(request.kind !== undefined ? { kind: request.kind } : {}),
     };
@@ -102,13 +104,13 @@ export class CandidateBook {
 
   /** A person confirms: what the candidate proposed is created, then the candidate is closed. */
   async confirm(
-    principal: Principal,
+    caller: Caller,
     id: string,
     overrides: { name: string; description: string },
   ): Promise<CandidateRecord> {
-    const candidate = await this.#pending(principal, id);
-    const reviewer = actorOf(principal);
-    assertMayReview(reviewer, candidate.proposedBy, candidate.owner);
+    const candidate = await this.#pending(caller, id);
+    const reviewer = caller.actor;
+    this.#deps.reviewers.assertMayReview(caller, candidate.proposedBy, candidate.owner);
     const problems = new Problems();
     if (overrides.name !== '') problems.match('name', overrides.name, NAME, '[a-z][a-z0-9_]{2,62}');
     if (candidate.kind === 'saved_query') {
@@ -121,7 +123,7 @@ export class CandidateBook {
     const claimedAt = await this.#claimDecision(candidate.id);
     let createdId: string;
     try {
-      createdId = await this.#create(candidate, overrides, reviewer);
+      createdId = await this.#create(candidate, overrides, caller);
     } catch (err) {
       // Refused (e.g. the name is taken): the candidate stays pending for another try.
       await releaseTransition(this.#deps.store.claims, decisionOf(candidate.id), 0, claimedAt);
@@ -131,11 +133,11 @@ export class CandidateBook {
   }
 
   /** A person rejects (or the proposer withdraws); the signal will not propose it again. */
-  async reject(principal: Principal, id: string, reason: string): Promise<CandidateRecord> {
-    const candidate = await this.#pending(principal, id);
-    const reviewer = actorOf(principal);
+  async reject(caller: Caller, id: string, reason: string): Promise<CandidateRecord> {
+    const candidate = await this.#pending(caller, id);
+    const reviewer = caller.actor;
     if (!isProposer(reviewer, candidate.proposedBy)) {
-      assertMayReview(reviewer, candidate.proposedBy, candidate.owner);
+      this.#deps.reviewers.assertMayReview(caller, candidate.proposedBy, candidate.owner);
     }
     new Problems()
       .text('reason', reason, { max: 500 })
@@ -148,19 +150,22 @@ export class CandidateBook {
   async #create(
     candidate: CandidateRecord,
     overrides: { name: string; description: string },
-    reviewer: Actor,
+    caller: Caller,
   ): Promise<string> {
     const proposal = candidate.proposal;
+    const reviewer = caller.actor;
     switch (candidate.kind) {
       case 'preference': {
+        // The fact must still hold for the owner when it is confirmed (a resource may be gone).
+        const kind = String(proposal['kind']);
+        const fact = this.#deps.preferences.checkFact(
+          kind,
+          { key: String(proposal['key']), value: proposal['value'] ?? null },
+          ownerPrincipal(candidate.owner, caller.principal.environment),
+        );
         const pref = await this.#deps.preferences.fromCandidate(
           candidate.owner,
-          {
-            key: String(proposal['key']),
-            kind: String(proposal['kind']),
-            value: proposal['value'] ?? null,
-            text: String(proposal['text']),
-          },
+          { ...fact, kind },
           reviewer,
         );
         return pref.id;
@@ -224,11 +229,11 @@ export class CandidateBook {
     return at;
   }
 
-  async #pending(principal: Principal, id: string): Promise<CandidateRecord> {
+  async #pending(caller: Caller, id: string): Promise<CandidateRecord> {
     new Problems().match('id', id, ITEM_ID, 'a candidate id').throwIfAny('Invalid request');
     const doc = await this.#deps.store.candidates.findOne({ _id: id });
     const candidate = doc === null ? undefined : readCandidate(doc);
-    if (candidate === undefined || !canSee(principal, candidate.owner)) {
+    if (candidate === undefined || !canSee(caller, candidate.owner)) {
       throw new TollgateError('NOT_FOUND', `Candidate ${id} not found.`);
     }
     if (candidate.status !== 'pending') {

@@ -25,6 +25,8 @@ export interface CompletedCall {
   callId: string;
   sessionId: string;
   owner: Owner;
+  /** The environment the call ran in. */
+  environment: string;
   tool: string;
   resource: string;
   arguments: JsonObject;
@@ -76,6 +78,7 @@ export class Learner {
     if (!call.ok) return lesson;
     await this.#frequency(call, `resource:${call.resource}`, lesson, (score) => ({
       owner: call.owner,
+      environment: call.environment,
       key: `frequent_resource:${call.resource}`,
       kind: 'frequent_resource',
       value: call.resource,
@@ -87,6 +90,7 @@ export class Learner {
     if (fields.length > 0) {
       await this.#frequency(call, `fields:${call.tool}:${fields.join(',')}`, lesson, (score) => ({
         owner: call.owner,
+        environment: call.environment,
         key: `preferred_fields:${call.tool}`,
         kind: 'preferred_fields',
         value: fields,

@@ -1,32 +1,50 @@
 /**
  * Preference memory (long-term, low risk): facts about a user or agent, one per (owner, key).
- * Written explicitly (a person's word takes effect; an agent's takes effect only for kinds
- * the gate policy auto-writes, otherwise it is staged for a person) or derived from completed
- * calls. Every write is screened; facts can be listed, corrected, confirmed and forgotten.
+ * Facts are typed (see typed-facts.ts): a typed fact's value is checked against live state and
+ * takes effect at once when its kind is auto-written (`TOLLGATE_MEMORY_AUTO_KINDS`), otherwise
+ * it is staged; `free_text` is always staged and takes effect only once a reviewer confirms
+ * it. A write is recorded truthfully: `stated` only when a reviewer (a person at a review
+ * surface) wrote it, `agent` for any agent — with or without a user claim — and `derived` for
+ * what memory learnt from calls. No agent replaces what a person stated or confirmed. Every
+ * write is screened; facts can be listed, corrected, confirmed and forgotten.
  */
 import { randomUUID } from 'node:crypto';
 import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
 import type { Announcer } from '../announce.js';
 import { decayedScore } from '../learning/decay.js';
+import type { LiveState } from '../live/policy-view.js';
 import type { ProjectionHook } from '../projection/hook.js';
-import { actorOf, assertMayReview, canSee } from '../access/review.js';
+import { canSee } from '../access/review.js';
+import type { Caller, Reviewers } from '../access/review.js';
 import { listScope, useScope, writeOwner } from '../access/scope.js';
+import { findInjection } from '../screen/instructions.js';
 import { claimTransition, contentionPause, isDuplicateKey } from '../store/claims.js';
 import { findPage } from '../store/paging.js';
 import { ownedId } from '../store/collections.js';
 import type { MemoryStore, StoredDocument } from '../store/collections.js';
 import { readPreference } from './preference-doc.js';
+import { FREE_TEXT, PREFERENCE_KINDS, checkTypedFact, isTypedKind } from './typed-facts.js';
+import type { TypedFact } from './typed-facts.js';
 import { MEMORY_ACTOR } from '../types.js';
-import type { Actor, JsonValue, Owner, PreferenceRecord, PreferenceStatus } from '../types.js';
-import { ITEM_ID, KIND, PREFERENCE_KEY, SESSION_ID } from '../requests/names.js';
-import { Problems, TOOLS_EXPECTED } from '../requests/problems.js';
+import type {
+  Actor,
+  JsonValue,
+  Owner,
+  PreferenceRecord,
+  PreferenceSource,
+  PreferenceStatus,
+} from '../types.js';
+import { ITEM_ID, PREFERENCE_KEY, SESSION_ID } from '../requests/names.js';
+import { Problems, TOOLS_EXPECTED, preview } from '../requests/problems.js';
 
 export interface PreferenceDeps {
   store: MemoryStore;
   announcer: Announcer;
   clock: () => Date;
   settings: { autoKinds: string[]; halfLifeMs: number };
+  live: LiveState;
+  reviewers: Reviewers;
   /** Told after every write, before it is announced (see projector.ts). */
   projection?: Pick<ProjectionHook, 'preferenceChanged'>;
 }
@@ -37,12 +55,16 @@ export interface PreferenceInput {
   value: JsonValue | undefined;
   text: string;
   user: string;
+  /** Whose memory (empty: the caller's agent; another agent only for a reviewer). */
+  agent: string;
   sessionId: string;
 }
 
 /** A fact derived from usage, offered to the store by the learner. */
 export interface DerivedFact {
   owner: Owner;
+  /** The environment of the calls it was learnt from (to check it against live state). */
+  environment: string;
   key: string;
   kind: string;
   value: JsonValue;
@@ -52,7 +74,18 @@ export interface DerivedFact {
 
 /** Derived facts are refreshed at most this often when nothing about them changed. */
 const REFRESH_MS = 24 * 3600_000;
-const MAX_VALUE_BYTES = 8 * 1024;
+/** Free-text facts of one owner screened together with a new one (split instructions). */
+const SCREENED_ALONGSIDE = 200;
+
+/** The principal whose memory `owner` is, in `environment` (for checks against live state). */
+export function ownerPrincipal(owner: Owner, environment: string): Principal {
+  return {
+    tenant: owner.tenant,
+    agent: owner.agent,
+    environment,
+    ...(owner.user !== '' ? { user: owner.user } : {}),
+  };
+}
 
 export class PreferenceBook {
   readonly #deps: PreferenceDeps;
@@ -62,7 +95,7 @@ export class PreferenceBook {
   }
 
   async list(
-    principal: Principal,
+    caller: Caller,
     request: {
       user: string;
       status: PreferenceStatus | undefined;
@@ -72,7 +105,7 @@ export class PreferenceBook {
     },
   ): Promise<{ preferences: PreferenceRecord[]; nextPageToken: string }> {
     const filter = {
-      ...listScope(principal, request),
+      ...listScope(caller, request),
       ...(request.status !== undefined ? { status: request.status } : {}),
     };
     const page = await findPage(this.#deps.store.preferences, filter, {
@@ -92,36 +125,82 @@ export class PreferenceBook {
   }
 
   /** States or corrects a fact. See the module comment for when it takes effect. */
-  async put(principal: Principal, input: PreferenceInput): Promise<PreferenceRecord> {
-    const kind = input.kind === '' ? 'free_text' : input.kind;
-    const problems = new Problems()
-      .match('key', input.key, PREFERENCE_KEY, '[a-z0-9][a-z0-9_.:-]{0,127}')
-      .match('kind', kind, KIND, '[a-z][a-z0-9_]{1,63}')
-      .text('text', input.text, { max: 500, required: true });
+  async put(caller: Caller, input: PreferenceInput): Promise<PreferenceRecord> {
+    const { principal, actor: writer } = caller;
+    const kind = input.kind === '' ? FREE_TEXT : input.kind;
+    const problems = new Problems();
     if (input.sessionId !== '') {
       problems.match('session_id', input.sessionId, SESSION_ID, '1-128 of A-Z a-z 0-9 . _ : -');
     }
-    if (input.value === undefined) problems.add('value', 'value is required', 'a JSON value');
-    else if (Buffer.byteLength(JSON.stringify(input.value)) > MAX_VALUE_BYTES) {
-      problems.add('value', 'value is too large', `at most ${MAX_VALUE_BYTES} bytes of JSON`);
+    const owner = writeOwner(principal, input.user, input.agent, caller.reviewer);
+    let fact: TypedFact | undefined;
+    if (!PREFERENCE_KINDS.includes(kind)) {
+      problems.add(
+        'kind',
+        'kind is not a preference kind',
+        PREFERENCE_KINDS.join(', '),
+        preview(kind),
+      );
+    } else if (isTypedKind(kind)) {
+      if (input.key !== '') {
+        problems.match('key', input.key, PREFERENCE_KEY, '[a-z0-9][a-z0-9_.:-]{0,127}');
+      }
+      if (input.text.trim() !== '') {
+        problems.add(
+          'text',
+          `the words of a ${kind} fact are written by memory from its value; leave text empty`,
+          'empty',
+        );
+      }
+      if (input.value === undefined) problems.add('value', 'value is required', `a ${kind} value`);
+      else {
+        problems.screen('value', input.value, TOOLS_EXPECTED);
+        if (problems.empty) {
+          fact = checkTypedFact(
+            kind,
+            { key: input.key, value: input.value },
+            ownerPrincipal(owner, principal.environment),
+            this.#deps.live,
+            problems,
+          );
+        }
+      }
+    } else {
+      problems
+        .match('key', input.key, PREFERENCE_KEY, '[a-z0-9][a-z0-9_.:-]{0,127}')
+        .text('text', input.text, { max: 500, required: true })
+        .screen('key', input.key, TOOLS_EXPECTED)
+        .screen('text', input.text, { toolNames: this.#deps.live.toolNames(owner.tenant) });
+      if (input.value !== undefined && input.value !== null) {
+        problems.add(
+          'value',
+          'a free_text fact has no value: the fact is its text',
+          'null or unset',
+        );
+      }
+      fact = { key: input.key, value: null, text: input.text.trim() };
     }
-    problems
-      .screen('key', input.key, TOOLS_EXPECTED)
-      .screen('text', input.text)
-      .screen('value', input.value, TOOLS_EXPECTED);
     problems.throwIfAny('Preference refused');
-    const owner = writeOwner(principal, input.user);
-    const writer = actorOf(principal);
-    const personalByPerson = writer.user !== '' && owner.user === writer.user;
+    if (fact === undefined) throw new Error('a checked preference has no fact');
+    if (kind === FREE_TEXT) await this.#screenAlongside(owner, fact);
+    const typed: TypedFact = fact;
+    // A typed fact takes effect at once when its kind is auto-written, or when a reviewer states
+    // it in their own memory (or agent-wide, without four eyes); free text never does.
+    const ownStatement =
+      caller.reviewer &&
+      (owner.user === writer.user || (owner.user === '' && !this.#deps.reviewers.fourEyes));
     const status: PreferenceStatus =
-      this.#deps.settings.autoKinds.includes(kind) || personalByPerson ? 'active' : 'proposed';
+      kind !== FREE_TEXT && (this.#deps.settings.autoKinds.includes(kind) || ownStatement)
+        ? 'active'
+        : 'proposed';
+    const source: PreferenceSource = caller.reviewer ? 'stated' : 'agent';
     const now = this.#deps.clock();
     const fields = {
       kind,
-      valueJson: JSON.stringify(input.value),
-      text: input.text.trim(),
+      valueJson: JSON.stringify(typed.value),
+      text: typed.text,
       status,
-      source: writer.user !== '' ? 'stated' : 'agent',
+      source,
       sessionId: input.sessionId,
       createdBy: writer,
       confirmedBy: null,
@@ -129,12 +208,20 @@ export class PreferenceBook {
       lastConfirmedAt: status === 'active' ? now : null,
       score: 0,
     };
-    const written = await this.#upsert(owner, input.key, (current) => {
-      if (current?.status === 'active' && status === 'proposed') {
-        throw new TollgateError(
-          'POLICY_DENIED',
-          `Preference ${input.key} is in effect; an agent cannot change it without a person. Forget it first, or have a person state the change.`,
-        );
+    const written = await this.#upsert(owner, typed.key, (current) => {
+      if (current?.status === 'active' && !caller.reviewer) {
+        if (current.source === 'stated' || current.confirmedBy !== undefined) {
+          throw new TollgateError(
+            'POLICY_DENIED',
+            `Preference ${typed.key} was ${current.source === 'stated' ? 'stated' : 'confirmed'} by a person; an agent cannot replace it. A reviewer may correct it, or it can be forgotten first.`,
+          );
+        }
+        if (status === 'proposed') {
+          throw new TollgateError(
+            'POLICY_DENIED',
+            `Preference ${typed.key} is in effect; an agent cannot change it without a person. Forget it first, or have a reviewer state the change.`,
+          );
+        }
       }
       return fields;
     });
@@ -147,17 +234,12 @@ export class PreferenceBook {
     return written;
   }
 
-  /** A person confirms a staged fact, or re-confirms one in effect. */
-  async confirm(principal: Principal, id: string): Promise<PreferenceRecord> {
-    const current = await this.#visible(principal, id);
-    const reviewer = actorOf(principal);
-    if (current.status === 'proposed') assertMayReview(reviewer, current.createdBy, current.owner);
-    else if (reviewer.user === '') {
-      throw new TollgateError(
-        'POLICY_DENIED',
-        'A person must confirm preferences: the caller has no user claim.',
-      );
-    }
+  /** A reviewer confirms a staged fact, or re-confirms one in effect (see review.ts). */
+  async confirm(caller: Caller, id: string): Promise<PreferenceRecord> {
+    const current = await this.#visible(caller, id);
+    this.#deps.reviewers.assertMayReview(caller, current.createdBy, current.owner);
+    this.#recheck(current, caller.principal.environment);
+    const reviewer = caller.actor;
     const now = this.#deps.clock();
     const changed = () =>
       new TollgateError('VERSION_CONFLICT', `Preference ${id} changed meanwhile; read it again.`);
@@ -185,8 +267,8 @@ export class PreferenceBook {
   }
 
   /** Deletes a fact; a derived one is never derived again. */
-  async forget(principal: Principal, id: string): Promise<void> {
-    const current = await this.#visible(principal, id);
+  async forget(caller: Caller, id: string): Promise<void> {
+    const current = await this.#visible(caller, id);
     if (current.source === 'derived') {
       await this.#deps.store.forgotten
         .insertOne({
@@ -199,22 +281,50 @@ export class PreferenceBook {
     }
     const result = await this.#deps.store.preferences.deleteOne({ _id: id });
     await this.#project(current.owner, current.key);
-    if (result.deletedCount === 1) await this.#announce(current, 'deleted', actorOf(principal));
+    if (result.deletedCount === 1) await this.#announce(current, 'deleted', caller.actor);
   }
 
   /**
-   * Writes or refreshes a derived fact (auto-write kinds). A person's or agent's own statement
-   * of the same key wins, and a forgotten fact stays forgotten. Returns whether it wrote.
+   * A typed fact for `principal`'s memory, checked against live state; INVALID_ARGUMENT when it
+   * does not hold (e.g. the resource is gone), POLICY_UNAVAILABLE when it cannot be checked.
+   */
+  checkFact(
+    kind: string,
+    fact: { key: string; value: JsonValue },
+    principal: Principal,
+  ): TypedFact {
+    const problems = new Problems();
+    const checked = isTypedKind(kind)
+      ? checkTypedFact(kind, fact, principal, this.#deps.live, problems)
+      : undefined;
+    if (!isTypedKind(kind)) problems.add('kind', `${kind} is not a typed kind`);
+    problems.throwIfAny(`Preference ${fact.key} does not hold`);
+    if (checked === undefined) throw new Error('a checked fact is missing');
+    return checked;
+  }
+
+  /**
+   * Writes or refreshes a derived fact (auto-write kinds) once it holds against live state. A
+   * person's or agent's own statement of the same key wins, a fact a person confirmed keeps
+   * its value, and a forgotten fact stays forgotten. Returns whether it wrote.
    */
   async writeDerived(fact: DerivedFact): Promise<boolean> {
     const forgotten = await this.#deps.store.forgotten.findOne({
       _id: ownedId(fact.owner, 'preference', fact.key),
     });
     if (forgotten !== null) return false;
+    let typed: TypedFact;
+    try {
+      typed = this.checkFact(fact.kind, fact, ownerPrincipal(fact.owner, fact.environment));
+    } catch (err) {
+      if (err instanceof TollgateError) return false;
+      throw err;
+    }
     const now = this.#deps.clock();
-    const valueJson = JSON.stringify(fact.value);
+    const valueJson = JSON.stringify(typed.value);
     let wrote = true;
-    const written = await this.#upsert(fact.owner, fact.key, (current) => {
+    const written = await this.#upsert(fact.owner, typed.key, (current) => {
+      let confirmedBy: Actor | null = null;
       if (current !== undefined) {
         const stale = now.getTime() - (current.lastConfirmedAt?.getTime() ?? 0) >= REFRESH_MS;
         const same = JSON.stringify(current.value) === valueJson;
@@ -224,20 +334,22 @@ export class PreferenceBook {
             now.getTime(),
             this.#deps.settings.halfLifeMs,
           ) > fact.score;
-        if (current.source !== 'derived' || (same && !stale) || (!same && weaker)) {
+        const confirmed = current.confirmedBy !== undefined;
+        if (current.source !== 'derived' || (same && !stale) || (!same && (weaker || confirmed))) {
           wrote = false;
           return undefined;
         }
+        confirmedBy = current.confirmedBy ?? null;
       }
       return {
         kind: fact.kind,
         valueJson,
-        text: fact.text,
+        text: typed.text,
         status: 'active',
         source: 'derived',
         sessionId: '',
         createdBy: MEMORY_ACTOR,
-        confirmedBy: null,
+        confirmedBy,
         updatedAt: now,
         lastConfirmedAt: now,
         score: fact.score,
@@ -250,10 +362,10 @@ export class PreferenceBook {
     return wrote;
   }
 
-  /** Creates the fact a confirmed candidate proposed. */
+  /** Creates the fact a confirmed candidate proposed (already checked by the caller). */
   async fromCandidate(
     owner: Owner,
-    fact: Omit<DerivedFact, 'owner' | 'score'>,
+    fact: TypedFact & { kind: string },
     confirmer: Actor,
   ): Promise<PreferenceRecord> {
     const now = this.#deps.clock();
@@ -275,11 +387,59 @@ export class PreferenceBook {
     return written;
   }
 
-  async #visible(principal: Principal, id: string): Promise<PreferenceRecord> {
+  /** A staged fact still holds before it is confirmed: its value, or its words screened again. */
+  #recheck(pref: PreferenceRecord, environment: string): void {
+    if (isTypedKind(pref.kind)) {
+      this.checkFact(pref.kind, pref, ownerPrincipal(pref.owner, environment));
+      return;
+    }
+    const reason = findInjection(pref.text, {
+      toolNames: this.#deps.live.toolNames(pref.owner.tenant),
+    });
+    if (reason !== undefined) {
+      throw new TollgateError(
+        'INVALID_ARGUMENT',
+        `Preference ${pref.key} cannot be confirmed: its text reads as instructions to the model (${reason}); forget it.`,
+      );
+    }
+  }
+
+  /**
+   * A free-text fact must not complete an instruction begun by another fact of the same owner
+   * (or be completed by one): it is screened joined to each of them, both ways round.
+   */
+  async #screenAlongside(owner: Owner, fact: TypedFact): Promise<void> {
+    const others = await this.#deps.store.preferences
+      .find({ ...owner, kind: FREE_TEXT, key: { $ne: fact.key } })
+      .limit(SCREENED_ALONGSIDE)
+      .toArray();
+    const toolNames = this.#deps.live.toolNames(owner.tenant);
+    for (const other of others.map(readPreference)) {
+      for (const joined of [`${other.text} ${fact.text}`, `${fact.text} ${other.text}`]) {
+        const reason = findInjection(joined, { toolNames });
+        if (reason === undefined) continue;
+        throw new TollgateError(
+          'INVALID_ARGUMENT',
+          `Preference refused: text, read together with preference ${other.key}, reads as instructions to the model (${reason}); memory does not store instructions.`,
+          {
+            details: [
+              {
+                path: 'text',
+                message: `reads as instructions together with ${other.key}`,
+                expected: 'a plain statement of fact',
+              },
+            ],
+          },
+        );
+      }
+    }
+  }
+
+  async #visible(caller: Caller, id: string): Promise<PreferenceRecord> {
     new Problems().match('id', id, ITEM_ID, 'a preference id').throwIfAny('Invalid request');
     const doc = await this.#deps.store.preferences.findOne({ _id: id });
     const pref = doc === null ? undefined : readPreference(doc);
-    if (pref === undefined || !canSee(principal, pref.owner)) {
+    if (pref === undefined || !canSee(caller, pref.owner)) {
       throw new TollgateError('NOT_FOUND', `Preference ${id} not found.`);
     }
     return pref;

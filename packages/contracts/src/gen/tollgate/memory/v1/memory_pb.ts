@@ -136,7 +136,8 @@ export type Preference = Message<"tollgate.memory.v1.Preference"> & {
   value?: Value | undefined;
 
   /**
-   * The preference in words, as shown to people and models.
+   * The preference in words: written by memory from the value for typed kinds; the fact
+   * itself for `free_text`. Models are given it only as data (see Recall).
    *
    * @generated from field: string text = 7;
    */
@@ -175,8 +176,9 @@ export type Preference = Message<"tollgate.memory.v1.Preference"> & {
   confirmedBy: string;
 
   /**
-   * What sort of fact: `frequent_resource`, `preferred_fields`, `language`, `free_text`, ...
-   * The gate policy decides per kind whether a write takes effect at once or is staged.
+   * What sort of fact: `frequent_resource` (value: a resource name), `preferred_fields` (value:
+   * field names of the tool in the key), `language` (value: a BCP 47 tag) or `free_text` (no
+   * value). Typed values are checked against the tenant's live policy.
    *
    * @generated from field: string kind = 14;
    */
@@ -844,14 +846,16 @@ export enum PreferenceStatus {
   UNSPECIFIED = 0,
 
   /**
-   * Written by an agent; not used until a person confirms it.
+   * Staged (free text always; typed kinds the gate does not auto-write); not used, nor
+   * recalled, until a reviewer confirms it.
    *
    * @generated from enum value: PREFERENCE_STATUS_PROPOSED = 1;
    */
   PROPOSED = 1,
 
   /**
-   * In effect (confirmed, or stated by a person).
+   * In effect (confirmed by a reviewer, auto-written after its value checked out, or stated by
+   * a reviewer in their own memory).
    *
    * @generated from enum value: PREFERENCE_STATUS_ACTIVE = 2;
    */
@@ -876,14 +880,15 @@ export enum PreferenceSource {
   UNSPECIFIED = 0,
 
   /**
-   * Stated or corrected by a person (a principal with a user claim).
+   * Stated or corrected by a reviewer: a person at a review surface (a user claim, and an agent
+   * holding the reviewer role in the tenant's policy).
    *
    * @generated from enum value: PREFERENCE_SOURCE_STATED = 1;
    */
   STATED = 1,
 
   /**
-   * Written by an agent acting without a user claim.
+   * Written by an agent, with or without a user claim.
    *
    * @generated from enum value: PREFERENCE_SOURCE_AGENT = 2;
    */
