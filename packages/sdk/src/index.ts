@@ -55,6 +55,14 @@ export { DEFAULT_COMPACTION, compactResult } from './agent/compact.js';
 export type { CompactedResult, CompactionLimits } from './agent/compact.js';
 export { toolMessageBody, toolMessageContent } from './agent/tool-message.js';
 export { InMemorySessionStore, MemoryServiceSessionStore } from './agent/session-store.js';
+export {
+  MAX_REMEMBERED_FACTS,
+  MAX_REMEMBERED_TEXT,
+  MemoryServiceRecall,
+  rememberedFact,
+  renderRemembered,
+} from './agent/recall.js';
+export type { RecallSource, RecalledPreference, RememberedFact } from './agent/recall.js';
 export type {
   MemoryServiceTarget,
   SessionEnd,

@@ -17,6 +17,9 @@ import type { MemorySettings } from './config.js';
 import { decayedScore } from './learning/decay.js';
 import { Learner } from './learning/learner.js';
 import { PreferenceBook } from './preferences/preference-book.js';
+import { isTypedKind } from './preferences/typed-facts.js';
+import { findInjection } from './screen/instructions.js';
+import { secretReason } from './screen/secrets.js';
 import type { ProjectionHook } from './projection/hook.js';
 import { rankMemory } from './recall.js';
 import type { RecallItem, RecallItemKind } from './recall.js';
@@ -61,6 +64,7 @@ export class Memory {
   readonly skills: CapabilityBook<SkillContent>;
   readonly learner: Learner;
   readonly #settings: MemorySettings;
+  readonly #live: LiveState;
   readonly #clock: () => Date;
   readonly #store: MemoryStore;
   readonly #logger: Logger;
@@ -69,6 +73,7 @@ export class Memory {
     const clock = deps.clock ?? (() => new Date());
     const { store, announcer, settings, projection, live } = deps;
     this.#settings = settings;
+    this.#live = live;
     this.reviewers = new Reviewers(live, settings);
     this.#clock = clock;
     this.#store = store;
@@ -139,7 +144,10 @@ export class Memory {
     return { session, skillCandidateId };
   }
 
-  /** Active preferences, approved saved queries and skills of the principal's own memory, ranked for `task`. */
+  /**
+   * Active preferences, approved saved queries and skills of the principal's own memory, ranked
+   * for `task`. Free text nobody confirmed, or that the screen now flags, is never recalled.
+   */
   async recall(
     principal: Principal,
     request: { task: string; sessionId: string; topK: number; kinds: RecallItemKind[] },
@@ -153,8 +161,11 @@ export class Memory {
     const wanted = (kind: RecallItemKind) =>
       request.kinds.length === 0 || request.kinds.includes(kind);
     const now = this.#clock().getTime();
+    const toolNames = this.#live.toolNames(principal.tenant);
     const preferences = wanted('preference')
-      ? (await this.preferences.activeFor(principal)).filter((p) => !this.#faded(p, now))
+      ? (await this.preferences.activeFor(principal)).filter(
+          (p) => !this.#faded(p, now) && recallable(p, toolNames),
+        )
       : [];
     const savedQueries = wanted('saved_query')
       ? await this.savedQueries.approvedFor(principal)
@@ -215,6 +226,20 @@ export class Memory {
     const score = decayedScore({ score: preference.score, at }, now, this.#settings.halfLifeMs);
     return score < this.#settings.preferenceThreshold / 2;
   }
+}
+
+/**
+ * Whether a fact in effect may go to a model: a typed fact always (its value is what is shown);
+ * free text (and any kind older memory stored) only once a person confirmed it and while it
+ * still passes the screen, which may have learnt more since it was stored.
+ */
+function recallable(p: PreferenceRecord, toolNames: ReadonlySet<string>): boolean {
+  if (isTypedKind(p.kind)) return true;
+  return (
+    p.confirmedBy !== undefined &&
+    findInjection(p.text, { toolNames }) === undefined &&
+    secretReason(p.text) === undefined
+  );
 }
 
 function valueTerms(value: unknown): string[] {

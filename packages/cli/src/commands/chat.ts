@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import type { AgentRun, MemoryServiceSessionStore } from '@tollgate/sdk';
+import type { AgentRun, MemoryServiceSessionStore, RecalledPreference } from '@tollgate/sdk';
 import type { ActionRunner } from '../cli.js';
 import type { CliContext } from '../context.js';
-import { promptWithPreferences, recallPreferences } from '../agent/memory.js';
-import type { RecalledPreference } from '../agent/memory.js';
 import { openAgentModel } from '../agent/model.js';
 import type { AgentModel } from '../agent/model.js';
 import { renderStep } from '../render/agent.js';
@@ -47,7 +45,7 @@ export function registerChat(program: Command, run: ActionRunner): void {
     .action(
       run(async (ctx, options: ChatOptions) => {
         const maxSteps = positiveInt('--max-steps', options.maxSteps);
-        const { DEFAULT_SYSTEM_PROMPT, MemoryServiceSessionStore, runAgent } =
+        const { MemoryServiceRecall, MemoryServiceSessionStore, runAgent } =
           await import('@tollgate/sdk');
         const waitMs = options.waitApproval
           ? positiveInt('--wait-approval', options.waitApproval) * 1000
@@ -64,6 +62,13 @@ export function registerChat(program: Command, run: ActionRunner): void {
             })
           : undefined;
         if (memory) ctx.onClose(() => memory.close());
+        const recall = options.memory
+          ? new MemoryServiceRecall({
+              address: serviceAddress('memory', ctx.env),
+              token: await ctx.agentToken(options.as, { user, ttlSeconds: 3600 }),
+            })
+          : undefined;
+        if (recall) ctx.onClose(() => recall.close());
         ctx.out.note(
           `${ctx.out.style.bold(`chat as ${options.as}`)} for ${user} · session ${sessionId}\nmodel: ${model.scripted ? ctx.out.style.magenta(model.label) : model.label}`,
         );
@@ -71,25 +76,25 @@ export function registerChat(program: Command, run: ActionRunner): void {
         let lastRun: AgentRun | undefined;
         let remembered: RecalledPreference[] | undefined;
         const ask = async (message: string) => {
-          if (remembered === undefined) {
-            remembered = options.memory
-              ? await recall(ctx, options.as, user, message, sessionId)
-              : [];
-            for (const p of remembered) ctx.out.note(ctx.out.style.dim(`remembered: ${p.text}`));
-          }
           const result = await runAgent({
             client,
             llm: model.llm,
             task: message,
             sessionId,
             maxSteps,
-            systemPrompt: promptWithPreferences(DEFAULT_SYSTEM_PROMPT, remembered),
+            // Recalled once, when the conversation starts, and shown to the model as data.
+            ...(recall && remembered === undefined ? { recall } : {}),
+            onWarning: (warning) => ctx.out.warn(warning),
             ...(memory ? { memory } : {}),
             ...(waitMs > 0 ? { completionWaitMs: waitMs } : {}),
             onStep: (step) => {
               if (step.toolCalls.length > 0) ctx.out.line(renderStep(step, ctx.out.style));
             },
           });
+          if (remembered === undefined) {
+            remembered = result.remembered;
+            for (const p of remembered) ctx.out.note(ctx.out.style.dim(`remembered: ${p.text}`));
+          }
           lastRun = result;
           turns.push({ message, run: plainRun(result) });
           ctx.out.line(
@@ -188,27 +193,6 @@ async function endChat(
   } catch (err) {
     ctx.out.warn(`could not end session ${sessionId}: ${ctx.failureOf(err).message}`);
     return undefined;
-  }
-}
-
-/** What memory recalls for the first message; a memory failure only costs the recall. */
-async function recall(
-  ctx: CliContext,
-  agent: string,
-  user: string,
-  task: string,
-  sessionId: string,
-): Promise<RecalledPreference[]> {
-  try {
-    return await recallPreferences({
-      address: serviceAddress('memory', ctx.env),
-      token: await ctx.agentToken(agent, { user }),
-      task,
-      sessionId,
-    });
-  } catch (err) {
-    ctx.out.warn(`memory recall failed: ${ctx.failureOf(err).message}`);
-    return [];
   }
 }
 

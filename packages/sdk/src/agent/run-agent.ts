@@ -22,6 +22,8 @@ import type { SessionEndOutcome, SessionStore } from './session-store.js';
 import { runToolCall } from './tool-call.js';
 import type { AgentToolCall, ToolCallContext } from './tool-call.js';
 import { openaiToolsFor } from './openai-tools.js';
+import { renderRemembered } from './recall.js';
+import type { RecallSource, RecalledPreference } from './recall.js';
 
 export const DEFAULT_SYSTEM_PROMPT = [
   'You answer questions and do tasks using only the tools provided (Tollgate tools over real data systems).',
@@ -45,6 +47,12 @@ export interface RunAgentOptions {
   maxSteps?: number;
   /** Snapshot store; without one the run starts fresh and saves nothing. */
   memory?: SessionStore;
+  /**
+   * What memory remembers for the task (e.g. `MemoryServiceRecall`): asked once when a
+   * conversation starts, and shown to the model as a data block (`renderRemembered`), never as
+   * instructions. A failure only costs the recall (`onWarning`).
+   */
+  recall?: RecallSource;
   /** Told about each step once it is done and saved. */
   onStep?: (step: AgentStep) => void | Promise<void>;
   /** Tools of at most this many resources (default: the synthesizer's). */
@@ -95,6 +103,8 @@ export interface AgentRun {
   tools: Tool[];
   /** How the session was ended, when the run ended it (see `endSession`). */
   sessionEnd?: AgentSessionEnd;
+  /** What memory recalled when this run started the conversation (see `recall`). */
+  remembered: RecalledPreference[];
 }
 
 /** The outcome a run ended its session with, and what memory answered (or why it failed). */
@@ -127,8 +137,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   }
   const previous = stored ? readSnapshot(sessionId, stored.snapshot) : undefined;
   let version = stored?.version ?? 0;
+  const remembered = previous === undefined ? await recallFor(options) : [];
+  const block = renderRemembered(remembered.map((r) => r.fact));
+  const prompt = options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
   const messages: ConversationMessage[] = previous?.messages ?? [
-    { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
+    { role: 'system', content: block === '' ? prompt : `${prompt}\n\n${block}` },
   ];
   messages.push({ role: 'user', content: task });
   let sessionSteps = previous?.steps ?? 0;
@@ -209,6 +222,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     messages,
     tools,
     ...(sessionEnd ? { sessionEnd } : {}),
+    remembered,
   };
 
   async function loop(): Promise<{ status: AgentRun['status']; answer: string | null }> {
@@ -247,6 +261,17 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       if (answered) return { status: 'answered', answer: reply.content ?? '' };
     }
     return { status: 'step_limit', answer: null };
+  }
+}
+
+/** What memory remembers for the run's task; a failure is a warning, not a failed run. */
+async function recallFor(options: RunAgentOptions): Promise<RecalledPreference[]> {
+  if (options.recall === undefined) return [];
+  try {
+    return await options.recall.recall({ task: options.task, sessionId: options.sessionId });
+  } catch (err) {
+    options.onWarning?.(`memory recall failed: ${(err as Error)?.message ?? String(err)}`, err);
+    return [];
   }
 }
 
