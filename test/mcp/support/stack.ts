@@ -41,6 +41,8 @@ export interface McpStack {
 const STORY_ORDERS = generateOrders().filter((o) => Number(o.id) % 500 === 0 || o.id === '12345');
 
 export interface StackOptions {
+  /** MCP and authorization-server ports (default MCP_PORT, AS_PORT). */
+  ports?: { mcp: number; as: number };
   rateLimitPerMinute?: number;
   maxBodyBytes?: number;
   pageSize?: number;
@@ -69,7 +71,7 @@ export async function startMcpStack(options: StackOptions = {}): Promise<McpStac
     logger,
     verifier: h.verifier,
   });
-  const as = await startAuthorizationServer(AS_PORT);
+  const as = await startAuthorizationServer(options.ports?.as ?? AS_PORT);
   const identity: IdentitySettings = {
     authorizationServers: [{ issuer: as.issuer, jwksUri: as.jwksUri, algorithms: ['ES256'] }],
     scopes: [TOOLS_SCOPE],
@@ -90,7 +92,7 @@ export async function startMcpStack(options: StackOptions = {}): Promise<McpStac
     identity,
     issuerKeys: h.keys,
     callTokenTtlSeconds: 120,
-    listen: { host: '127.0.0.1', port: MCP_PORT },
+    listen: { host: '127.0.0.1', port: options.ports?.mcp ?? MCP_PORT },
     edge: {
       allowedHosts: [],
       allowedOrigins: ['localhost', '127.0.0.1'],
