@@ -58,6 +58,21 @@ describe('mcp orders story', () => {
     expect(clerkTransport.sessionId).not.toBe(supportTransport.sessionId);
   });
 
+  it("mcp orders story - tollgate_find_tools ranks the agent's tools for a task", async () => {
+    const found = await call(support, 'tollgate_find_tools', {
+      task: 'find order 12345',
+      top_k: 3,
+    });
+    expect(found.isError ?? false).toBe(false);
+    const names = (found.structuredContent!.tools as Array<{ name: string }>).map((t) => t.name);
+    expect(names).toContain('es_orders_search');
+    expect(names).not.toContain('es_orders_write');
+    const none = await call(support, 'tollgate_find_tools', { task: 'book a flight to Lisbon' });
+    expect(none.structuredContent).toEqual({ tools: [] });
+    const bad = await call(support, 'tollgate_find_tools', { task: '' });
+    expect(bad.isError).toBe(true);
+  });
+
   it('mcp orders story - find order 12345', async () => {
     const result = await call(support, 'es_orders_search', {
       filters: [{ field: 'id', op: 'eq', value: '12345' }],
