@@ -41,7 +41,10 @@ const REDIRECT = 'http://127.0.0.1/callback';
 /** Starts the authorization server on `port` (0: any free one). */
 export async function startAuthorizationServer(port = 0): Promise<AuthorizationServer> {
   const http: Server = createServer();
-  await new Promise<void>((resolve) => http.listen(port, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, '127.0.0.1', () => resolve());
+  });
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   const signing = { ...(await exportJWK(privateKey)), kid: 'as-key-1', alg: 'ES256', use: 'sig' };
