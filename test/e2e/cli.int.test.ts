@@ -52,12 +52,13 @@ afterAll(async () => {
 }, 180_000);
 
 describe('e2e - tollgate --json', () => {
-  it('e2e - status reports the infrastructure and the six services with their addresses', async () => {
+  it('e2e - status reports the infrastructure, the six services and the console with their addresses', async () => {
     const status = await tollgateJson<{
       healthy: boolean;
       nats: string;
       infra: Array<{ name: string; healthy: boolean }>;
       services: Array<{ name: string; state: string; address: string; pid?: number }>;
+      console: string;
     }>(['status']);
     expect(status.healthy).toBe(true);
     expect(status.nats).toMatch(/^nats:\/\//);
@@ -69,7 +70,9 @@ describe('e2e - tollgate --json', () => {
       'executor',
       'memory',
       'audit',
+      'console',
     ]);
+    expect(status.console).toMatch(/^https?:\/\//);
     for (const s of status.services) {
       expect(['running', 'external']).toContain(s.state);
       expect(s.address).toMatch(/^[\d.]+:\d+$/);

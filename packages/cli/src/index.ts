@@ -31,7 +31,13 @@ export type { AgentModel } from './agent/model.js';
 export { resolveHome } from './stack/home.js';
 export type { StackHome } from './stack/home.js';
 export { DEV_ISSUER, ensureIssuer, loadIssuer, mintToken } from './stack/issuer.js';
-export { SERVICE_NAMES, addressVariable, natsUrl, serviceAddress } from './stack/services.js';
+export {
+  SERVICE_NAMES,
+  addressVariable,
+  consoleUrl,
+  natsUrl,
+  serviceAddress,
+} from './stack/services.js';
 export type { ServiceName } from './stack/services.js';
 export { stackDown, stackStatus, stackUp } from './stack/stack.js';
 export type {

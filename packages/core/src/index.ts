@@ -142,7 +142,7 @@ export {
   looksLikeSecret,
 } from './descriptor/secrets.js';
 export type { SecretFinding } from './descriptor/secrets.js';
-export { formatPath, joinPath } from './descriptor/path.js';
+export { formatPath, joinPath, parsePath } from './descriptor/path.js';
 export type { PathSegment } from './descriptor/path.js';
 export { descriptorSchema } from './descriptor/shape.js';
 export { synthesizeTools, toolName, toolVersionHash } from './synthesis/synthesize.js';

@@ -1,4 +1,7 @@
-/** Where each control-plane service listens for gRPC by default, and the variable that moves it. */
+/**
+ * Where each service listens for gRPC by default, and the variable that moves it (the console
+ * serves only gRPC health there; people use its HTTP address).
+ */
 export const serviceEndpoints = {
   registry: { env: 'TOLLGATE_REGISTRY_GRPC_ADDR', default: '127.0.0.1:7061' },
   synthesizer: { env: 'TOLLGATE_SYNTHESIZER_GRPC_ADDR', default: '127.0.0.1:7062' },
@@ -8,6 +11,8 @@ export const serviceEndpoints = {
   audit: { env: 'TOLLGATE_AUDIT_GRPC_ADDR', default: '127.0.0.1:7066' },
   /** Health only; the MCP endpoint itself is HTTP (`TOLLGATE_MCP_HTTP_ADDR`, 7068). */
   mcp: { env: 'TOLLGATE_MCP_GRPC_ADDR', default: '127.0.0.1:7067' },
+  /** Health only; the page and its API are HTTP (`TOLLGATE_CONSOLE_ADDR`, 7080). */
+  console: { env: 'TOLLGATE_CONSOLE_GRPC_ADDR', default: '127.0.0.1:7069' },
 } as const;
 
 export type ServiceName = keyof typeof serviceEndpoints;

@@ -11,7 +11,7 @@ import { positiveInt } from './parse.js';
 export function registerStack(program: Command, run: ActionRunner): void {
   program
     .command('up')
-    .description('start the local infrastructure and all six services, wait until healthy')
+    .description('start the local infrastructure, the six services and the web console, wait until healthy')
     .option('--no-infra', 'do not run deploy/local/up.sh (the infrastructure is managed elsewhere)')
     .option('--timeout <seconds>', 'how long each service may take to become healthy', '120')
     .action(
@@ -104,6 +104,7 @@ function renderStatus(ctx: CliContext, status: StackStatus, mode: 'up' | 'status
     style,
   );
   const footer = [
+    `console: ${style.cyan(status.console)}`,
     `agents connect to ${style.cyan(status.nats)} (tools: tollgate.v1.svc.synthesizer.list_tools)`,
     `state: ${status.home}   trusted issuers: ${status.trustedIssuersFile}`,
   ];

@@ -43,6 +43,8 @@ export async function serviceUp(
       SERVICE_NAMES.map((s) => [addressVariable(s), serviceAddress(s, options.env)]),
     ),
     TOLLGATE_TRUSTED_ISSUERS_FILE: home.trustedIssuersFile,
+    // The console mints the principal tokens it calls the others with, from the dev issuer.
+    ...(name === 'console' ? { TOLLGATE_CONSOLE_ISSUER_KEY_FILE: home.issuerKeyFile } : {}),
     TOLLGATE_LOG_LEVEL: options.env.TOLLGATE_LOG_LEVEL || 'info',
   };
   const settings = { ...settingsOf(env), ...trust };

@@ -1,6 +1,8 @@
 /**
- * The six services of the local stack and where they listen (the same variables and defaults
- * as the services' own `serviceEndpoints`), plus the NATS URL agents use.
+ * The services of the local stack — the six of the control and data planes, and the web
+ * console — and where they listen for gRPC (the same variables and defaults as the services'
+ * own `serviceEndpoints`; the console serves only health there), plus the NATS URL agents use
+ * and the console's URL.
  */
 export const SERVICE_NAMES = [
   'registry',
@@ -9,6 +11,7 @@ export const SERVICE_NAMES = [
   'executor',
   'memory',
   'audit',
+  'console',
 ] as const;
 
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -20,6 +23,7 @@ const DEFAULT_PORTS: Record<ServiceName, number> = {
   executor: 7064,
   memory: 7065,
   audit: 7066,
+  console: 7067,
 };
 
 /** `TOLLGATE_<NAME>_GRPC_ADDR`, the variable that moves a service's gRPC address. */
@@ -41,4 +45,9 @@ export function natsUrl(env: NodeJS.ProcessEnv): string {
 
 export function isServiceName(value: string): value is ServiceName {
   return (SERVICE_NAMES as readonly string[]).includes(value);
+}
+
+/** Where people open the web console: `TOLLGATE_CONSOLE_PUBLIC_URL`, else `http://localhost:7080`. */
+export function consoleUrl(env: NodeJS.ProcessEnv): string {
+  return env.TOLLGATE_CONSOLE_PUBLIC_URL?.trim() || 'http://localhost:7080';
 }

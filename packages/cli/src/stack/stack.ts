@@ -8,7 +8,7 @@ import { infraMessage, parseInfraStatus, runInfraScript } from './infra.js';
 import type { InfraServer } from './infra.js';
 import { ensureIssuer } from './issuer.js';
 import { forgetRecord, isRunning, processFiles, readRecord, stopProcess } from './processes.js';
-import { SERVICE_NAMES, natsUrl, serviceAddress } from './services.js';
+import { SERVICE_NAMES, consoleUrl, natsUrl, serviceAddress } from './services.js';
 import { serviceBuilds } from './builds.js';
 import { isServing, serviceEntry, serviceUp } from './service-up.js';
 import type { ServiceName } from './services.js';
@@ -41,6 +41,8 @@ export interface ServiceStatus {
 export interface StackStatus {
   home: string;
   nats: string;
+  /** Where people open the web console. */
+  console: string;
   trustedIssuersFile: string;
   infra: InfraServer[];
   services: ServiceStatus[];
@@ -69,7 +71,7 @@ export interface UpOptions {
 
 /**
  * Brings the local stack up: the dev issuer, the infrastructure (`deploy/local/up.sh`), then
- * the six services as detached background processes, waiting until each serves gRPC health.
+ * the services (and the console) as detached background processes, waiting until each serves gRPC health.
  * Idempotent: a service already running with the same settings is left alone; one started
  * with different `TOLLGATE_*` settings is restarted so the stack matches this environment.
  */
@@ -235,6 +237,7 @@ function summary(
   return {
     home: home.root,
     nats: natsUrl(env),
+    console: consoleUrl(env),
     trustedIssuersFile: home.trustedIssuersFile,
     infra,
     services,

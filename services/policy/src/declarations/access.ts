@@ -6,9 +6,11 @@ import type { AgentRecord, DeclarationStore } from '../store/declarations.js';
  * Roles the policy service itself honours, held by a caller's Agent declaration:
  * - `admin`: apply and delete Agents and Policies, read them, Explain, and Decide or read
  *   permission sets for other principals of the tenant;
- * - `approver`: list, read and decide approvals (never one's own), read declarations, Explain.
+ * - `approver`: list, read and decide approvals (never one's own), read declarations, Explain;
+ * - `viewer`: list and read approvals, agents and policies, and nothing else (read-only
+ *   operators, e.g. the web console's viewers).
  */
-export const ROLES = { admin: 'admin', approver: 'approver' } as const;
+export const ROLES = { admin: 'admin', approver: 'approver', viewer: 'viewer' } as const;
 export type ServiceRole = (typeof ROLES)[keyof typeof ROLES];
 
 /**

@@ -144,7 +144,7 @@ export class Declarations {
     if (query.name !== principal.agent)
       await this.#deps.access.require(
         principal,
-        [ROLES.admin, ROLES.approver],
+        [ROLES.admin, ROLES.approver, ROLES.viewer],
         'read other agents',
       );
     const head = await this.#deps.agents.current(tenant, query.name);
@@ -158,7 +158,7 @@ export class Declarations {
     query: NameQuery & { version: number },
   ): Promise<DeclarationRecord<'Policy'>> {
     const tenant = tenantOf(principal, query.tenant);
-    await this.#deps.access.require(principal, [ROLES.admin, ROLES.approver], 'read policies');
+    await this.#deps.access.require(principal, [ROLES.admin, ROLES.approver, ROLES.viewer], 'read policies');
     const head = await this.#deps.policies.current(tenant, query.name);
     if (head === undefined) throw missing('Policy', tenant, query.name, head);
     if (query.version === 0) {
@@ -188,7 +188,7 @@ export class Declarations {
   ): Promise<{ records: DeclarationRecord<K>[]; nextPageToken: string }> {
     const tenant = tenantOf(principal, query.tenant);
     const plural = store.kind === 'Agent' ? 'agents' : 'policies';
-    await this.#deps.access.require(principal, [ROLES.admin, ROLES.approver], `list ${plural}`);
+    await this.#deps.access.require(principal, [ROLES.admin, ROLES.approver, ROLES.viewer], `list ${plural}`);
     const bound = { list: plural, tenant };
     const after = decodePageToken(query.pageToken, bound, pagePositions.name);
     const live = (await store.liveIn(tenant)).filter((r) => after === undefined || r.name > after);
