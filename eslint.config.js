@@ -40,6 +40,11 @@ export default tseslint.config(
     },
   },
   {
+    // The console's single-page app runs in the browser.
+    files: ['services/console/web/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     // The CLI talks to people on stdout/stderr.
     files: ['packages/cli/src/**/*.ts'],
     rules: { 'no-console': 'off' },

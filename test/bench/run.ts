@@ -52,6 +52,11 @@ const benches: Array<{ name: string; script: string; needsInfra: boolean }> = [
     script: 'services/memory/bench/screen.bench.ts',
     needsInfra: false,
   },
+  {
+    name: 'console: first page JavaScript and time to interactive',
+    script: 'services/console/bench/page-load.bench.ts',
+    needsInfra: true,
+  },
 ];
 
 const only = process.argv.slice(2);

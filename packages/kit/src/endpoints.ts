@@ -1,7 +1,4 @@
-/**
- * Where each service listens for gRPC by default, and the variable that moves it (the console
- * serves only gRPC health there; people use its HTTP address).
- */
+/** Where each service listens for gRPC by default, and the variable that moves it. */
 export const serviceEndpoints = {
   registry: { env: 'TOLLGATE_REGISTRY_GRPC_ADDR', default: '127.0.0.1:7061' },
   synthesizer: { env: 'TOLLGATE_SYNTHESIZER_GRPC_ADDR', default: '127.0.0.1:7062' },

@@ -21,13 +21,23 @@ export const consoleConfig = {
     "the operators' OpenID Connect issuer URL; unset: the local dev sign-in (loopback only)",
     '',
   ),
+  devSignIn: cfg.oneOf(
+    'TOLLGATE_CONSOLE_DEV_SIGN_IN',
+    'without an OIDC issuer the dev sign-in is offered on a loopback address only; `any-address` allows it elsewhere (a container whose port is published on loopback)',
+    ['loopback', 'any-address'] as const,
+    'loopback',
+  ),
   oidcClientId: cfg.string('TOLLGATE_CONSOLE_OIDC_CLIENT_ID', 'OIDC client id', 'tollgate-console'),
   oidcClientSecret: cfg.secret(
     'TOLLGATE_CONSOLE_OIDC_CLIENT_SECRET',
     'OIDC client secret (empty: a public client, PKCE only)',
     '',
   ),
-  oidcScopes: cfg.string('TOLLGATE_CONSOLE_OIDC_SCOPES', 'scopes asked for', 'openid profile email'),
+  oidcScopes: cfg.string(
+    'TOLLGATE_CONSOLE_OIDC_SCOPES',
+    'scopes asked for',
+    'openid profile email',
+  ),
   rolesClaim: cfg.string(
     'TOLLGATE_CONSOLE_ROLES_CLAIM',
     'ID token claim listing the operator roles (or groups mapped by TOLLGATE_CONSOLE_ROLE_MAP)',

@@ -23,9 +23,9 @@ await bootService({
   async start({ nc, config, logger, lifecycle }) {
     const { host, port } = splitAddress(config.httpAddress);
     const dev = config.oidcIssuer === '';
-    if (dev && !LOOPBACK.test(host)) {
+    if (dev && config.devSignIn === 'loopback' && !LOOPBACK.test(host)) {
       throw new Error(
-        `TOLLGATE_CONSOLE_OIDC_ISSUER is unset, so only the dev sign-in is available, which the console offers on loopback only (TOLLGATE_CONSOLE_ADDR=${config.httpAddress})`,
+        `TOLLGATE_CONSOLE_OIDC_ISSUER is unset, so only the dev sign-in is available, which the console offers on loopback only (TOLLGATE_CONSOLE_ADDR=${config.httpAddress}; TOLLGATE_CONSOLE_DEV_SIGN_IN=any-address overrides)`,
       );
     }
     const publicUrl = config.publicUrl.replace(/\/+$/, '');
@@ -39,7 +39,8 @@ await bootService({
           redirectUri: `${publicUrl}/auth/callback`,
           postLogoutRedirectUri: `${publicUrl}/signin`,
         });
-    if (dev) logger.warn({}, 'no TOLLGATE_CONSOLE_OIDC_ISSUER: the console offers the local dev sign-in');
+    if (dev)
+      logger.warn({}, 'no TOLLGATE_CONSOLE_OIDC_ISSUER: the console offers the local dev sign-in');
     const keys = await issuerKeys(config.issuerKeyFile, logger);
     const backend = new Backend({
       addresses: {
@@ -60,7 +61,10 @@ await bootService({
     const web = await StaticFiles.load(webRoot);
     const server = createConsoleServer({
       publicUrl,
-      sessions: new SessionStore({ ttlSeconds: config.sessionTtlSeconds, idleSeconds: config.sessionIdleSeconds }),
+      sessions: new SessionStore({
+        ttlSeconds: config.sessionTtlSeconds,
+        idleSeconds: config.sessionIdleSeconds,
+      }),
       provider,
       mapping: {
         rolesClaim: config.rolesClaim,
@@ -78,11 +82,18 @@ await bootService({
       server.once('error', reject);
       server.listen(port, host, () => resolve());
     });
-    lifecycle.add('http', () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }));
-    logger.info({ url: publicUrl, listen: config.httpAddress, signIn: dev ? 'dev' : 'oidc' }, 'console serving');
+    lifecycle.add(
+      'http',
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    );
+    logger.info(
+      { url: publicUrl, listen: config.httpAddress, signIn: dev ? 'dev' : 'oidc' },
+      'console serving',
+    );
   },
 });
 
@@ -101,6 +112,9 @@ async function issuerKeys(path: string, logger: Logger): Promise<IssuerKeys> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  logger.warn({ file: path }, 'no console issuer key: creating a dev issuer the services must trust');
+  logger.warn(
+    { file: path },
+    'no console issuer key: creating a dev issuer the services must trust',
+  );
   return ensureDevIssuer(path);
 }

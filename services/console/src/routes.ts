@@ -28,7 +28,8 @@ export function consoleRoutes(feed: EventFeed): Route[] {
       needs: 'read',
       async handle({ session, body }) {
         const tenant = String(body.tenant ?? '');
-        if (!session.operator.tenants.includes(tenant)) throw forbidden(`Tenant "${tenant.slice(0, 64)}" is not yours.`);
+        if (!session.operator.tenants.includes(tenant))
+          throw forbidden(`Tenant "${tenant.slice(0, 64)}" is not yours.`);
         session.tenant = tenant;
         return { tenant };
       },

@@ -46,6 +46,10 @@ beforeAll(async () => {
     { descriptor: agentDescriptor(tenant, 'ops_bot', ['order_ops']) as never },
     as,
   );
+  await h.client.applyAgent(
+    { descriptor: agentDescriptor(tenant, 'read-only', ['viewer']) as never },
+    as,
+  );
   decided = await watchEvents(h.nc, [EventTypes.approvalDecided]);
 });
 afterAll(async () => {
@@ -233,6 +237,35 @@ describe('approvals', () => {
     expect((await rpcError(h.client.approve({ id }, outsider))).code).toBe(RpcStatus.NOT_FOUND);
     expect((await rpcError(h.client.getApproval({ id }, outsider))).code).toBe(RpcStatus.NOT_FOUND);
     expect((await h.client.getApproval({ id }, await h.as(who.alice))).approval?.status).toBe(
+      ApprovalStatus.PENDING,
+    );
+  });
+
+  it('approvals - a viewer lists and reads approvals and declarations, and decides or changes nothing', async () => {
+    const { id } = await requestApproval(h.nc, writeCall({ id: 'o-viewer' }));
+    await recorded(id);
+    const viewer = await h.as({ tenant, agent: 'read-only', environment: 'prod', user: 'vic' });
+    const pending = await h.client.listPending({}, viewer);
+    expect(pending.approvals.map((a) => a.id)).toContain(id);
+    expect((await h.client.getApproval({ id }, viewer)).approval?.status).toBe(
+      ApprovalStatus.PENDING,
+    );
+    expect((await h.client.listAgents({}, viewer)).agents.map((a) => a.name)).toContain(
+      'read-only',
+    );
+    expect((await h.client.listPolicies({}, viewer)).policies).toEqual(expect.any(Array));
+    for (const refused of [
+      () => h.client.approve({ id, reason: 'looks fine' }, viewer),
+      () => h.client.reject({ id }, viewer),
+      () =>
+        h.client.applyAgent(
+          { descriptor: agentDescriptor(tenant, 'sneaky', ['admin']) as never },
+          viewer,
+        ),
+    ]) {
+      expect((await rpcError(refused())).code).toBe(RpcStatus.PERMISSION_DENIED);
+    }
+    expect((await h.client.getApproval({ id }, viewer)).approval?.status).toBe(
       ApprovalStatus.PENDING,
     );
   });

@@ -11,7 +11,9 @@ import { positiveInt } from './parse.js';
 export function registerStack(program: Command, run: ActionRunner): void {
   program
     .command('up')
-    .description('start the local infrastructure, the six services and the web console, wait until healthy')
+    .description(
+      'start the local infrastructure, the six services and the web console, wait until healthy',
+    )
     .option('--no-infra', 'do not run deploy/local/up.sh (the infrastructure is managed elsewhere)')
     .option('--timeout <seconds>', 'how long each service may take to become healthy', '120')
     .action(

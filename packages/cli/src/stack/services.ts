@@ -23,7 +23,7 @@ const DEFAULT_PORTS: Record<ServiceName, number> = {
   executor: 7064,
   memory: 7065,
   audit: 7066,
-  console: 7067,
+  console: 7069,
 };
 
 /** `TOLLGATE_<NAME>_GRPC_ADDR`, the variable that moves a service's gRPC address. */

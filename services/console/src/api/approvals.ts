@@ -27,7 +27,10 @@ export const approvalRoutes: Route[] = [
     path: '/api/approvals/:id',
     needs: 'read',
     async handle({ params, session, backend }) {
-      const reply = await backend.policy.getApproval({ id: idParam(params.id, 'id') }, await backend.as(session, 'read'));
+      const reply = await backend.policy.getApproval(
+        { id: idParam(params.id, 'id') },
+        await backend.as(session, 'read'),
+      );
       return json(GetApprovalResponseSchema, reply);
     },
   },

@@ -1,6 +1,10 @@
 /** Audit: query, one call's records, session replay, JSONL export, chain verification per tenant. */
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { QueryResponseSchema, ReplaySessionResponseSchema, AuditRecordSchema } from '@tollgate/contracts/audit/v1';
+import {
+  QueryResponseSchema,
+  ReplaySessionResponseSchema,
+  AuditRecordSchema,
+} from '@tollgate/contracts/audit/v1';
 import { CallStatus } from '@tollgate/contracts/call/v1';
 import { json } from '../backend/backend.js';
 import { badRequest } from '../http/problem.js';
@@ -22,11 +26,16 @@ function queryOf({ url, session }: Pick<ApiContext, 'url' | 'session'>) {
   const q = url.searchParams;
   const status = q.get('status') ?? '';
   if (status !== '' && STATUSES[status] === undefined) {
-    throw badRequest('status is not a call status.', [{ path: 'status', message: 'unknown', expected: Object.keys(STATUSES).join(' | ') }]);
+    throw badRequest('status is not a call status.', [
+      { path: 'status', message: 'unknown', expected: Object.keys(STATUSES).join(' | ') },
+    ]);
   }
   const types = q.getAll('type').filter(Boolean);
   const badType = types.find((t) => !TYPE.test(t));
-  if (badType !== undefined) throw badRequest('type is not an event type.', [{ path: 'type', message: 'not an event type', expected: 'e.g. call.completed' }]);
+  if (badType !== undefined)
+    throw badRequest('type is not an event type.', [
+      { path: 'type', message: 'not an event type', expected: 'e.g. call.completed' },
+    ]);
   const from = timeParam(q.get('from'), 'from');
   const to = timeParam(q.get('to'), 'to');
   const optionalId = (field: string) => (q.get(field) ? idParam(q.get(field), field) : '');
@@ -101,7 +110,10 @@ export const auditRoutes: Route[] = [
     needs: 'read',
     async handle({ params, session, backend, res }) {
       const sessionId = idParam(params.id, 'id');
-      const stream = backend.audit.exportSession({ tenant: session.tenant, sessionId }, await backend.as(session, 'read'));
+      const stream = backend.audit.exportSession(
+        { tenant: session.tenant, sessionId },
+        await backend.as(session, 'read'),
+      );
       const iterator = stream[Symbol.asyncIterator]();
       const first = await iterator.next();
       res.writeHead(200, {
@@ -122,7 +134,10 @@ export const auditRoutes: Route[] = [
       const results = await Promise.all(
         session.operator.tenants.map(async (tenant) => {
           try {
-            const r = await backend.audit.verify({ tenant }, await backend.as(session, 'read', tenant));
+            const r = await backend.audit.verify(
+              { tenant },
+              await backend.as(session, 'read', tenant),
+            );
             return {
               tenant,
               ok: r.ok,
@@ -132,7 +147,14 @@ export const auditRoutes: Route[] = [
               headHash: r.headHash,
             };
           } catch (err) {
-            return { tenant, ok: false, checked: 0, firstBrokenSequence: 0, reason: (err as Error).message, headHash: '' };
+            return {
+              tenant,
+              ok: false,
+              checked: 0,
+              firstBrokenSequence: 0,
+              reason: (err as Error).message,
+              headHash: '',
+            };
           }
         }),
       );

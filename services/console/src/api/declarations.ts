@@ -12,7 +12,11 @@ import {
   ListPoliciesResponseSchema,
 } from '@tollgate/contracts/policy/v1';
 import { json } from '../backend/backend.js';
-import { checkDescriptorText, descriptorYaml, readDescriptorText } from '../backend/descriptor-text.js';
+import {
+  checkDescriptorText,
+  descriptorYaml,
+  readDescriptorText,
+} from '../backend/descriptor-text.js';
 import type { ProblemDetail } from '../http/problem.js';
 import type { Route } from '../http/route.js';
 import { flag, nameParam, objectParam, optionalVersion, textParam } from './params.js';
@@ -30,7 +34,10 @@ export const declarationRoutes: Route[] = [
     path: '/api/agents',
     needs: 'read',
     async handle({ session, backend }) {
-      const reply = await backend.policy.listAgents({ pageSize: 500 }, await backend.as(session, 'read'));
+      const reply = await backend.policy.listAgents(
+        { pageSize: 500 },
+        await backend.as(session, 'read'),
+      );
       return json(ListAgentsResponseSchema, reply);
     },
   },
@@ -43,7 +50,11 @@ export const declarationRoutes: Route[] = [
       const expectedVersion = optionalVersion(body.expectedVersion, 'expectedVersion');
       const reply = await locating(text, async () =>
         backend.policy.applyAgent(
-          { descriptor: text.descriptor, dryRun: flag(body.dryRun), ...(expectedVersion !== undefined ? { expectedVersion } : {}) },
+          {
+            descriptor: text.descriptor,
+            dryRun: flag(body.dryRun),
+            ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+          },
           await backend.as(session, 'manage'),
         ),
       );
@@ -55,7 +66,10 @@ export const declarationRoutes: Route[] = [
     path: '/api/policies',
     needs: 'read',
     async handle({ session, backend }) {
-      const reply = await backend.policy.listPolicies({ pageSize: 500 }, await backend.as(session, 'read'));
+      const reply = await backend.policy.listPolicies(
+        { pageSize: 500 },
+        await backend.as(session, 'read'),
+      );
       return json(ListPoliciesResponseSchema, reply);
     },
   },
@@ -68,7 +82,10 @@ export const declarationRoutes: Route[] = [
         { name: nameParam(params.name, 'name') },
         await backend.as(session, 'read'),
       );
-      return { ...(json(GetPolicyResponseSchema, reply) as object), yaml: descriptorYaml(reply.policy?.descriptor ?? {}) };
+      return {
+        ...(json(GetPolicyResponseSchema, reply) as object),
+        yaml: descriptorYaml(reply.policy?.descriptor ?? {}),
+      };
     },
   },
   {
@@ -85,7 +102,10 @@ export const declarationRoutes: Route[] = [
         if (!checked.ok) {
           problems.push(
             ...checked.problems.map((p): ProblemDetail => {
-              const at = p.line !== undefined ? text.locateInside('spec.cedar', p.line, p.column ?? 1) : text.locate('spec.cedar');
+              const at =
+                p.line !== undefined
+                  ? text.locateInside('spec.cedar', p.line, p.column ?? 1)
+                  : text.locate('spec.cedar');
               return { path: p.path, message: p.message, ...(at ?? {}) };
             }),
           );
@@ -103,7 +123,11 @@ export const declarationRoutes: Route[] = [
       const expectedVersion = optionalVersion(body.expectedVersion, 'expectedVersion');
       const reply = await locating(text, async () =>
         backend.policy.applyPolicy(
-          { descriptor: text.descriptor, dryRun: flag(body.dryRun), ...(expectedVersion !== undefined ? { expectedVersion } : {}) },
+          {
+            descriptor: text.descriptor,
+            dryRun: flag(body.dryRun),
+            ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+          },
           await backend.as(session, 'manage'),
         ),
       );
@@ -140,7 +164,9 @@ export const declarationRoutes: Route[] = [
           resourceVersion: optionalVersion(body.resourceVersion, 'resourceVersion') ?? 0,
           action: nameParam(body.action as string, 'action'),
           sourceIp: textParam(body.sourceIp, 'sourceIp', 64),
-          ...(body.context !== undefined ? { context: objectParam(body.context, 'context') as never } : {}),
+          ...(body.context !== undefined
+            ? { context: objectParam(body.context, 'context') as never }
+            : {}),
         },
         await backend.as(session, 'explain'),
       );

@@ -33,7 +33,9 @@ function enumParam<T extends Record<string, string | number>>(
   if (raw === null || raw === '') return fallback;
   const value = values[raw.toUpperCase() as keyof T];
   if (typeof value !== 'number') {
-    throw badRequest(`${field} is not one of the statuses.`, [{ path: field, message: 'unknown status' }]);
+    throw badRequest(`${field} is not one of the statuses.`, [
+      { path: field, message: 'unknown status' },
+    ]);
   }
   return value;
 }
@@ -42,7 +44,9 @@ const HASH = /^[0-9a-f]{64}$/;
 
 function hashParam(value: unknown): string {
   if (typeof value !== 'string' || !HASH.test(value)) {
-    throw badRequest('contentHash must be the revision’s content hash as shown.', [{ path: 'contentHash', message: 'not a sha256 hex' }]);
+    throw badRequest('contentHash must be the revision’s content hash as shown.', [
+      { path: 'contentHash', message: 'not a sha256 hex' },
+    ]);
   }
   return value;
 }
@@ -56,7 +60,12 @@ export const memoryRoutes: Route[] = [
       const reply = await backend.memory.listCandidates(
         {
           agent: nameParam(url.searchParams.get('agent'), 'agent'),
-          status: enumParam(CandidateStatus, url.searchParams.get('status'), 'status', CandidateStatus.PENDING),
+          status: enumParam(
+            CandidateStatus,
+            url.searchParams.get('status'),
+            'status',
+            CandidateStatus.PENDING,
+          ),
           pageSize: 200,
         },
         await backend.as(session, 'read'),
@@ -100,7 +109,12 @@ export const memoryRoutes: Route[] = [
       const reply = await backend.memory.listSavedQueries(
         {
           agent: nameParam(url.searchParams.get('agent'), 'agent'),
-          status: enumParam(RevisionStatus, url.searchParams.get('status'), 'status', RevisionStatus.UNSPECIFIED),
+          status: enumParam(
+            RevisionStatus,
+            url.searchParams.get('status'),
+            'status',
+            RevisionStatus.UNSPECIFIED,
+          ),
           pageSize: 200,
         },
         await backend.as(session, 'read'),
@@ -131,7 +145,11 @@ export const memoryRoutes: Route[] = [
     needs: 'review',
     async handle({ params, body, session, backend }) {
       const reply = await backend.memory.rejectSavedQuery(
-        { id: idParam(params.id, 'id'), revision: versionParam(body.revision, 'revision'), reason: textParam(body.reason, 'reason') },
+        {
+          id: idParam(params.id, 'id'),
+          revision: versionParam(body.revision, 'revision'),
+          reason: textParam(body.reason, 'reason'),
+        },
         await backend.as(session, 'review'),
       );
       return json(RejectSavedQueryResponseSchema, reply);
@@ -142,7 +160,10 @@ export const memoryRoutes: Route[] = [
     path: '/api/memory/saved-queries/:id/delete',
     needs: 'review',
     async handle({ params, session, backend }) {
-      await backend.memory.deleteSavedQuery({ id: idParam(params.id, 'id') }, await backend.as(session, 'review'));
+      await backend.memory.deleteSavedQuery(
+        { id: idParam(params.id, 'id') },
+        await backend.as(session, 'review'),
+      );
       return { deleted: true };
     },
   },
@@ -154,7 +175,12 @@ export const memoryRoutes: Route[] = [
       const reply = await backend.memory.listSkills(
         {
           agent: nameParam(url.searchParams.get('agent'), 'agent'),
-          status: enumParam(RevisionStatus, url.searchParams.get('status'), 'status', RevisionStatus.UNSPECIFIED),
+          status: enumParam(
+            RevisionStatus,
+            url.searchParams.get('status'),
+            'status',
+            RevisionStatus.UNSPECIFIED,
+          ),
           pageSize: 200,
         },
         await backend.as(session, 'read'),
@@ -185,7 +211,11 @@ export const memoryRoutes: Route[] = [
     needs: 'review',
     async handle({ params, body, session, backend }) {
       const reply = await backend.memory.rejectSkill(
-        { id: idParam(params.id, 'id'), revision: versionParam(body.revision, 'revision'), reason: textParam(body.reason, 'reason') },
+        {
+          id: idParam(params.id, 'id'),
+          revision: versionParam(body.revision, 'revision'),
+          reason: textParam(body.reason, 'reason'),
+        },
         await backend.as(session, 'review'),
       );
       return json(RejectSkillResponseSchema, reply);
@@ -196,7 +226,10 @@ export const memoryRoutes: Route[] = [
     path: '/api/memory/skills/:id/delete',
     needs: 'review',
     async handle({ params, session, backend }) {
-      await backend.memory.deleteSkill({ id: idParam(params.id, 'id') }, await backend.as(session, 'review'));
+      await backend.memory.deleteSkill(
+        { id: idParam(params.id, 'id') },
+        await backend.as(session, 'review'),
+      );
       return { deleted: true };
     },
   },
@@ -208,7 +241,12 @@ export const memoryRoutes: Route[] = [
       const reply = await backend.memory.listPreferences(
         {
           agent: nameParam(url.searchParams.get('agent'), 'agent'),
-          status: enumParam(PreferenceStatus, url.searchParams.get('status'), 'status', PreferenceStatus.UNSPECIFIED),
+          status: enumParam(
+            PreferenceStatus,
+            url.searchParams.get('status'),
+            'status',
+            PreferenceStatus.UNSPECIFIED,
+          ),
           pageSize: 200,
         },
         await backend.as(session, 'read'),
@@ -221,7 +259,10 @@ export const memoryRoutes: Route[] = [
     path: '/api/memory/preferences/:id/confirm',
     needs: 'review',
     async handle({ params, session, backend }) {
-      const reply = await backend.memory.confirmPreference({ id: idParam(params.id, 'id') }, await backend.as(session, 'review'));
+      const reply = await backend.memory.confirmPreference(
+        { id: idParam(params.id, 'id') },
+        await backend.as(session, 'review'),
+      );
       return json(ConfirmPreferenceResponseSchema, reply);
     },
   },
@@ -230,7 +271,10 @@ export const memoryRoutes: Route[] = [
     path: '/api/memory/preferences/:id/forget',
     needs: 'review',
     async handle({ params, session, backend }) {
-      await backend.memory.forgetPreference({ id: idParam(params.id, 'id') }, await backend.as(session, 'review'));
+      await backend.memory.forgetPreference(
+        { id: idParam(params.id, 'id') },
+        await backend.as(session, 'review'),
+      );
       return { forgotten: true };
     },
   },

@@ -23,13 +23,22 @@ function point(b: StatsBucket) {
 }
 
 /** Every window of the range in order, the ones without calls as zeros (Stats leaves them out). */
-function aligned(groups: StatsBucket[], fromMs: number, toMs: number, stepSeconds: number): unknown[] {
+function aligned(
+  groups: StatsBucket[],
+  fromMs: number,
+  toMs: number,
+  stepSeconds: number,
+): unknown[] {
   const byStart = new Map(groups.map((g) => [Date.parse(g.key), g]));
   const out: unknown[] = [];
   for (let t = fromMs; t < toMs; t += stepSeconds * 1000) {
     const key = new Date(t).toISOString();
     const found = byStart.get(t);
-    out.push(found ? { ...(point(found) as object), key } : { ...(point(create(StatsBucketSchema, {})) as object), key });
+    out.push(
+      found
+        ? { ...(point(found) as object), key }
+        : { ...(point(create(StatsBucketSchema, {})) as object), key },
+    );
   }
   return out;
 }
@@ -43,7 +52,9 @@ export const overviewRoutes: Route[] = [
       const name = url.searchParams.get('window') ?? '1h';
       const window = WINDOWS[name];
       if (window === undefined) {
-        throw badRequest('window is not one of the offered windows.', [{ path: 'window', message: 'unknown', expected: Object.keys(WINDOWS).join(' | ') }]);
+        throw badRequest('window is not one of the offered windows.', [
+          { path: 'window', message: 'unknown', expected: Object.keys(WINDOWS).join(' | ') },
+        ]);
       }
       const options = await backend.as(session, 'read');
       const now = Date.now();
@@ -56,18 +67,35 @@ export const overviewRoutes: Route[] = [
       };
       const series = (filter: { resource?: string; agent?: string }) =>
         backend.audit
-          .stats({ ...range, ...filter, groupBy: StatsGroup.WINDOW, windowSeconds: window.stepSeconds }, options)
+          .stats(
+            { ...range, ...filter, groupBy: StatsGroup.WINDOW, windowSeconds: window.stepSeconds },
+            options,
+          )
           .then((r) => aligned(r.groups, start, end, window.stepSeconds));
       const [total, byResource, byAgent] = await Promise.all([
-        backend.audit.stats({ ...range, groupBy: StatsGroup.WINDOW, windowSeconds: window.stepSeconds }, options),
+        backend.audit.stats(
+          { ...range, groupBy: StatsGroup.WINDOW, windowSeconds: window.stepSeconds },
+          options,
+        ),
         backend.audit.stats({ ...range, groupBy: StatsGroup.RESOURCE }, options),
         backend.audit.stats({ ...range, groupBy: StatsGroup.AGENT }, options),
       ]);
       const top = (groups: StatsBucket[]) =>
-        [...groups].sort((a, b) => Number(b.calls - a.calls)).slice(0, TOP).map((g) => g.key).filter(Boolean);
+        [...groups]
+          .sort((a, b) => Number(b.calls - a.calls))
+          .slice(0, TOP)
+          .map((g) => g.key)
+          .filter(Boolean);
       const [resources, agents] = await Promise.all([
-        Promise.all(top(byResource.groups).map(async (key) => ({ key, points: await series({ resource: key }) }))),
-        Promise.all(top(byAgent.groups).map(async (key) => ({ key, points: await series({ agent: key }) }))),
+        Promise.all(
+          top(byResource.groups).map(async (key) => ({
+            key,
+            points: await series({ resource: key }),
+          })),
+        ),
+        Promise.all(
+          top(byAgent.groups).map(async (key) => ({ key, points: await series({ agent: key }) })),
+        ),
       ]);
       return {
         window: name,

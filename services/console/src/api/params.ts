@@ -22,7 +22,9 @@ export function optionalName(value: string | null | undefined, field: string): s
 /** An id (approval, call, candidate, session) from a path or query parameter. */
 export function idParam(value: string | null | undefined, field: string): string {
   if (typeof value !== 'string' || !ID.test(value)) {
-    throw badRequest(`${field} is not an id.`, [{ path: field, message: 'not an id', expected: '[A-Za-z0-9_.:-]{1,128}' }]);
+    throw badRequest(`${field} is not an id.`, [
+      { path: field, message: 'not an id', expected: '[A-Za-z0-9_.:-]{1,128}' },
+    ]);
   }
   return value;
 }
@@ -31,7 +33,9 @@ export function idParam(value: string | null | undefined, field: string): string
 export function versionParam(value: unknown, field: string): number {
   const n = typeof value === 'string' ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1 || n > 0xffffffff) {
-    throw badRequest(`${field} is not a version.`, [{ path: field, message: 'not a positive integer' }]);
+    throw badRequest(`${field} is not a version.`, [
+      { path: field, message: 'not a positive integer' },
+    ]);
   }
   return n;
 }
@@ -47,7 +51,9 @@ export function optionalVersion(value: unknown, field: string): number | undefin
 export function textParam(value: unknown, field: string, max = 2000): string {
   if (value === undefined || value === null) return '';
   if (typeof value !== 'string' || value.length > max) {
-    throw badRequest(`${field} must be text of at most ${max} characters.`, [{ path: field, message: 'not text' }]);
+    throw badRequest(`${field} must be text of at most ${max} characters.`, [
+      { path: field, message: 'not text' },
+    ]);
   }
   return value;
 }
@@ -60,7 +66,9 @@ export function flag(value: unknown): boolean {
 /** A JSON object (tool arguments). */
 export function objectParam(value: unknown, field: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw badRequest(`${field} must be a JSON object.`, [{ path: field, message: 'not an object' }]);
+    throw badRequest(`${field} must be a JSON object.`, [
+      { path: field, message: 'not an object' },
+    ]);
   }
   return value as Record<string, unknown>;
 }

@@ -11,7 +11,12 @@ import {
   DeleteResponseSchema,
 } from '@tollgate/contracts/registry/v1';
 import { json } from '../backend/backend.js';
-import { checkDescriptorText, descriptorYaml, locateDetails, readDescriptorText } from '../backend/descriptor-text.js';
+import {
+  checkDescriptorText,
+  descriptorYaml,
+  locateDetails,
+  readDescriptorText,
+} from '../backend/descriptor-text.js';
 import type { DescriptorText } from '../backend/descriptor-text.js';
 import { problemOf } from '../http/problem.js';
 import type { Route } from '../http/route.js';
@@ -20,7 +25,10 @@ import { flag, nameParam, optionalVersion, versionParam } from './params.js';
 const KIND = 'Resource';
 
 /** Runs `call`, and when the service names paths in the text, says where they are. */
-export async function locating<T>(text: DescriptorText | undefined, call: () => Promise<T>): Promise<T> {
+export async function locating<T>(
+  text: DescriptorText | undefined,
+  call: () => Promise<T>,
+): Promise<T> {
   try {
     return await call();
   } catch (err) {
@@ -66,7 +74,10 @@ export const resourceRoutes: Route[] = [
         },
         await backend.as(session, 'read'),
       );
-      return { ...(json(GetResponseSchema, reply) as object), yaml: descriptorYaml(reply.resource?.descriptor ?? {}) };
+      return {
+        ...(json(GetResponseSchema, reply) as object),
+        yaml: descriptorYaml(reply.resource?.descriptor ?? {}),
+      };
     },
   },
   {
@@ -104,7 +115,10 @@ export const resourceRoutes: Route[] = [
     async handle({ body, session, backend }) {
       const text = readDescriptorText(body.yaml, KIND);
       const reply = await locating(text, async () =>
-        backend.registry.discover({ descriptor: text.descriptor }, await backend.as(session, 'manage')),
+        backend.registry.discover(
+          { descriptor: text.descriptor },
+          await backend.as(session, 'manage'),
+        ),
       );
       return {
         ...(json(DiscoverResponseSchema, reply) as object),
@@ -156,7 +170,10 @@ export const resourceRoutes: Route[] = [
     async handle({ params, body, session, backend }) {
       const expectedVersion = optionalVersion(body.expectedVersion, 'expectedVersion');
       const reply = await backend.registry.delete(
-        { name: nameParam(params.name, 'name'), ...(expectedVersion !== undefined ? { expectedVersion } : {}) },
+        {
+          name: nameParam(params.name, 'name'),
+          ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+        },
         await backend.as(session, 'manage'),
       );
       return json(DeleteResponseSchema, reply);

@@ -21,7 +21,11 @@ import { idParam, nameParam, objectParam, textParam } from './params.js';
 /** How long a playground call may take, ms. */
 const CALL_TIMEOUT_MS = 30_000;
 
-async function toolsOf(backend: Backend, session: Session, agent: string): Promise<ToolDefinition[]> {
+async function toolsOf(
+  backend: Backend,
+  session: Session,
+  agent: string,
+): Promise<ToolDefinition[]> {
   const reply = await backend.synthesizer.listTools(
     {
       format: ToolFormat.JSON_SCHEMA,
@@ -57,7 +61,11 @@ async function dataPlane(
       headers: hdrs,
     });
   } catch (err) {
-    throw new HttpProblem(504, 'UPSTREAM_TIMEOUT', `No executor answered on ${subject}: ${(err as Error).message}.`);
+    throw new HttpProblem(
+      504,
+      'UPSTREAM_TIMEOUT',
+      `No executor answered on ${subject}: ${(err as Error).message}.`,
+    );
   }
   const failure = reply.headers?.get('tollgate-error');
   if (failure) {
@@ -67,7 +75,12 @@ async function dataPlane(
     } catch {
       // not JSON: the generic message below
     }
-    throw new HttpProblem(400, parsed.code ?? 'INTERNAL', parsed.message ?? 'The executor refused the request.', parsed.details ?? []);
+    throw new HttpProblem(
+      400,
+      parsed.code ?? 'INTERNAL',
+      parsed.message ?? 'The executor refused the request.',
+      parsed.details ?? [],
+    );
   }
   return Object.assign(fromBinary(CallResultSchema, reply.data), { traceparent });
 }
@@ -79,7 +92,10 @@ export const toolRoutes: Route[] = [
     needs: 'manage',
     async handle({ url, session, backend }) {
       const agent = nameParam(url.searchParams.get('agent'), 'agent');
-      return json(ListToolsResponseSchema, create(ListToolsResponseSchema, { tools: await toolsOf(backend, session, agent) }));
+      return json(
+        ListToolsResponseSchema,
+        create(ListToolsResponseSchema, { tools: await toolsOf(backend, session, agent) }),
+      );
     },
   },
   {
@@ -114,7 +130,11 @@ export const toolRoutes: Route[] = [
           toolVersion: tool.version,
         }),
       );
-      return { callId, result: json(CallResultSchema, result), traceId: result.meta?.traceId || result.traceparent.split('-')[1] };
+      return {
+        callId,
+        result: json(CallResultSchema, result),
+        traceId: result.meta?.traceId || result.traceparent.split('-')[1],
+      };
     },
   },
   {

@@ -77,7 +77,8 @@ export function operatorFromClaims(
   const subject = typeof claims.sub === 'string' ? claims.sub : '';
   if (subject === '' || subject.length > MAX_USER)
     return { ok: false, reason: 'the ID token has no usable subject' };
-  const email = typeof claims.email === 'string' && claims.email.length <= MAX_USER ? claims.email : '';
+  const email =
+    typeof claims.email === 'string' && claims.email.length <= MAX_USER ? claims.email : '';
   const user = cleanUser(email || subject);
   const values = listClaim(claims[mapping.rolesClaim]);
   const roles = OPERATOR_ROLES.filter((role) =>
@@ -95,7 +96,8 @@ export function operatorFromClaims(
   const tenants = named.length > 0 ? named : [mapping.defaultTenant];
   const bad = tenants.find((t) => !TENANT.test(t));
   if (bad !== undefined) return { ok: false, reason: `"${bad.slice(0, 64)}" is not a tenant name` };
-  const name = typeof claims.name === 'string' && claims.name.length <= MAX_USER ? claims.name : user;
+  const name =
+    typeof claims.name === 'string' && claims.name.length <= MAX_USER ? claims.name : user;
   return { ok: true, operator: { subject, user, name, roles, tenants: [...new Set(tenants)] } };
 }
 

@@ -32,7 +32,9 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 export async function openIdProvider(settings: OidcSettings): Promise<IdentityProvider> {
   const issuer = new URL(settings.issuer);
   if (issuer.protocol !== 'https:' && !LOOPBACK.has(issuer.hostname)) {
-    throw new Error(`TOLLGATE_CONSOLE_OIDC_ISSUER must be https (plain http only on loopback): ${issuer.origin}`);
+    throw new Error(
+      `TOLLGATE_CONSOLE_OIDC_ISSUER must be https (plain http only on loopback): ${issuer.origin}`,
+    );
   }
   const config = await oidc.discovery(
     issuer,
@@ -66,7 +68,12 @@ export async function openIdProvider(settings: OidcSettings): Promise<IdentityPr
       });
       const claims = tokens.claims();
       if (claims === undefined) throw new Error('the identity provider returned no ID token');
-      return { ...claims } as Record<string, unknown>;
+      // Providers put custom claims (roles, tenants) in the ID token or only at userinfo.
+      const userinfo =
+        config.serverMetadata().userinfo_endpoint !== undefined
+          ? await oidc.fetchUserInfo(config, tokens.access_token, claims.sub)
+          : {};
+      return { ...userinfo, ...claims } as Record<string, unknown>;
     },
     signOutUrl() {
       if (config.serverMetadata().end_session_endpoint === undefined) return undefined;
@@ -88,6 +95,7 @@ export function devLogin(returnTo: string): Omit<PendingLogin, 'createdAt'> {
 /** A return path that stays on the console: an absolute path, never `//host` or a URL. */
 export function safeReturnTo(value: string | null | undefined): string {
   if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//')) return '/';
-  if (value.includes('\\') || /[\u0000-\u001f]/.test(value) || value.length > 512) return '/';
+  const control = [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+  if (value.includes('\\') || control || value.length > 512) return '/';
   return value;
 }

@@ -51,10 +51,15 @@ export class Backend {
   }
 
   /** Call options that authenticate as the console agent the capability acts through. */
-  async as(session: Session, capability: Capability, tenant = session.tenant): Promise<CallOptions> {
+  async as(
+    session: Session,
+    capability: Capability,
+    tenant = session.tenant,
+  ): Promise<CallOptions> {
     const role = actingRole(session.operator, capability);
     if (role === undefined) throw forbidden(`"${session.operator.user}" may not ${capability}.`);
-    if (!session.operator.tenants.includes(tenant)) throw forbidden(`Tenant "${tenant}" is not yours.`);
+    if (!session.operator.tenants.includes(tenant))
+      throw forbidden(`Tenant "${tenant}" is not yours.`);
     const token = await this.tokens.forRole(session, role, tenant);
     return { metadata: { authorization: `Bearer ${token}` } };
   }

@@ -15,7 +15,11 @@ export interface DescriptorText {
   /** 1-based line and column of `path` (the nearest enclosing node that exists). */
   locate(path: string): { line: number; column: number } | undefined;
   /** Where line `line`/column `column` of the block scalar at `path` is in the whole text. */
-  locateInside(path: string, line: number, column: number): { line: number; column: number } | undefined;
+  locateInside(
+    path: string,
+    line: number,
+    column: number,
+  ): { line: number; column: number } | undefined;
 }
 
 const MAX_TEXT = 512 * 1024;
@@ -31,22 +35,30 @@ export function readDescriptorText(text: unknown, kind: string): DescriptorText 
     ]);
   }
   if (text.length > MAX_TEXT) {
-    throw badRequest(`The text exceeds ${MAX_TEXT} characters.`, [{ path: 'yaml', message: 'too long' }]);
+    throw badRequest(`The text exceeds ${MAX_TEXT} characters.`, [
+      { path: 'yaml', message: 'too long' },
+    ]);
   }
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
+  const doc = parseDocument(text, {
+    lineCounter: lines,
+    uniqueKeys: true,
+    prettyErrors: false,
+    strict: true,
+  });
   const errors = [...doc.errors, ...doc.warnings];
   if (errors.length > 0) {
     throw badRequest(
       'The text is not valid YAML.',
       errors.map((e) => {
         const { line, col } = lines.linePos(e.pos[0]);
-        return { path: '', message: e.message.split('\n')[0] ?? e.message, line, column: col };
+        const message =
+          e.code === 'MULTIPLE_DOCS'
+            ? 'a second document starts here: paste one descriptor at a time'
+            : (e.message.split('\n')[0] ?? e.message);
+        return { path: '', message, line, column: col };
       }),
     );
-  }
-  if (/^---\s*\S/m.test(text.replace(/^---\s*\n/, ''))) {
-    throw badRequest('Paste one descriptor at a time.', [{ path: '', message: 'more than one document' }]);
   }
   const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -58,7 +70,11 @@ export function readDescriptorText(text: unknown, kind: string): DescriptorText 
   if (found !== kind) {
     const at = locateIn(doc, lines, 'kind');
     throw badRequest(`This page applies ${kind} descriptors.`, [
-      { path: 'kind', message: `expected "${kind}", found ${JSON.stringify(found ?? null)}`, ...(at ?? {}) },
+      {
+        path: 'kind',
+        message: `expected "${kind}", found ${JSON.stringify(found ?? null)}`,
+        ...(at ?? {}),
+      },
     ]);
   }
   return {
@@ -86,7 +102,10 @@ export function checkDescriptorText(text: string, kind: string): ProblemDetail[]
 }
 
 /** Adds line and column to each detail whose path is in the text. */
-export function locateDetails(text: DescriptorText | undefined, details: ProblemDetail[]): ProblemDetail[] {
+export function locateDetails(
+  text: DescriptorText | undefined,
+  details: ProblemDetail[],
+): ProblemDetail[] {
   if (text === undefined) return details;
   return details.map((d) => {
     const inCedar = /^line (\d+), column (\d+): /.exec(d.message);
@@ -121,7 +140,11 @@ function nodeAt(doc: Document, path: string): Node | undefined {
   return last;
 }
 
-function locateIn(doc: Document, lines: LineCounter, path: string): { line: number; column: number } | undefined {
+function locateIn(
+  doc: Document,
+  lines: LineCounter,
+  path: string,
+): { line: number; column: number } | undefined {
   const node = nodeAt(doc, path);
   if (node?.range === undefined || node.range === null) return undefined;
   const { line, col } = lines.linePos(node.range[0]);

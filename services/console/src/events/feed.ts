@@ -126,12 +126,16 @@ export class EventFeed {
         try {
           this.#publish(decodeEnvelope(msg.data));
         } catch (err) {
-          this.#logger.warn({ err: { message: (err as Error).message }, subject: msg.subject }, 'undecodable event skipped');
+          this.#logger.warn(
+            { err: { message: (err as Error).message }, subject: msg.subject },
+            'undecodable event skipped',
+          );
         }
       }
     })();
     this.#heartbeat = setInterval(() => {
-      for (const set of this.#streams.values()) for (const res of set) res.write(': keep-alive\n\n');
+      for (const set of this.#streams.values())
+        for (const res of set) res.write(': keep-alive\n\n');
     }, HEARTBEAT_MS);
   }
 

@@ -17,15 +17,28 @@ export function devSignIn(body: Record<string, unknown>, defaultTenant: string):
     ]);
   }
   const roles = Array.isArray(body.roles) ? body.roles : [];
-  const known = roles.filter((r): r is OperatorRole => (OPERATOR_ROLES as readonly unknown[]).includes(r));
+  const known = roles.filter((r): r is OperatorRole =>
+    (OPERATOR_ROLES as readonly unknown[]).includes(r),
+  );
   if (known.length === 0 || known.length !== roles.length) {
     throw badRequest(`Pick roles among ${OPERATOR_ROLES.join(', ')}.`, [
-      { path: 'roles', message: 'not a list of console roles', expected: OPERATOR_ROLES.join(' | ') },
+      {
+        path: 'roles',
+        message: 'not a list of console roles',
+        expected: OPERATOR_ROLES.join(' | '),
+      },
     ]);
   }
-  const tenant = typeof body.tenant === 'string' && body.tenant !== '' ? body.tenant : defaultTenant;
+  const tenant =
+    typeof body.tenant === 'string' && body.tenant !== '' ? body.tenant : defaultTenant;
   if (!TENANT.test(tenant)) {
     throw badRequest('Not a tenant name.', [{ path: 'tenant', message: 'not a tenant name' }]);
   }
-  return { subject: `dev:${user}`, user, name: user, roles: [...new Set(known)], tenants: [tenant] };
+  return {
+    subject: `dev:${user}`,
+    user,
+    name: user,
+    roles: [...new Set(known)],
+    tenants: [tenant],
+  };
 }

@@ -45,7 +45,9 @@ const HTTP_OF_RPC: Partial<Record<RpcStatus, number>> = {
   [RpcStatus.ALREADY_EXISTS]: 409,
   [RpcStatus.ABORTED]: 409,
   [RpcStatus.PERMISSION_DENIED]: 403,
-  [RpcStatus.UNAUTHENTICATED]: 401,
+  // The browser's session is fine: a service refused the console's own token (an issuer the
+  // services do not trust, a clock far off). A 401 would send the person to sign in again.
+  [RpcStatus.UNAUTHENTICATED]: 502,
   [RpcStatus.RESOURCE_EXHAUSTED]: 429,
   [RpcStatus.UNAVAILABLE]: 503,
   [RpcStatus.DEADLINE_EXCEEDED]: 504,

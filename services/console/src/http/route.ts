@@ -53,9 +53,7 @@ export class Router {
   match(
     method: string,
     path: string,
-  ):
-    | { route: Route; params: Record<string, string> }
-    | { missing: 'path' | 'method' } {
+  ): { route: Route; params: Record<string, string> } | { missing: 'path' | 'method' } {
     let pathMatched = false;
     for (const { route, pattern, names } of this.#routes) {
       const m = pattern.exec(path);

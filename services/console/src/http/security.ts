@@ -94,7 +94,11 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/json') {
-    throw new HttpProblem(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.');
+    throw new HttpProblem(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Send the request body as application/json.',
+    );
   }
   const chunks: Buffer[] = [];
   let size = 0;

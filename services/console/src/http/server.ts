@@ -93,22 +93,35 @@ export function createConsoleServer(deps: ConsoleServerDeps): Server {
       return;
     }
     if (route === 'GET /auth/callback') {
-      if (deps.provider === undefined) throw new HttpProblem(404, 'NOT_FOUND', 'No identity provider is configured.');
+      if (deps.provider === undefined)
+        throw new HttpProblem(404, 'NOT_FOUND', 'No identity provider is configured.');
       const state = url.searchParams.get('state') ?? '';
       const bound = readCookie(req, LOGIN_COOKIE);
       const login = bound === state ? deps.sessions.finish(state) : undefined;
       if (login === undefined) {
-        return signInFailed(res, 'The sign-in expired or was started in another browser; try again.');
+        return signInFailed(
+          res,
+          'The sign-in expired or was started in another browser; try again.',
+        );
       }
       if (url.searchParams.has('error')) {
-        return signInFailed(res, `The identity provider refused: ${String(url.searchParams.get('error')).slice(0, 100)}.`);
+        return signInFailed(
+          res,
+          `The identity provider refused: ${String(url.searchParams.get('error')).slice(0, 100)}.`,
+        );
       }
       let claims: Record<string, unknown>;
       try {
         claims = await deps.provider.complete(url, login);
       } catch (err) {
-        deps.logger.warn({ err: { name: (err as Error).name, message: (err as Error).message } }, 'sign-in failed');
-        return signInFailed(res, 'The identity provider’s answer could not be verified; try again.');
+        deps.logger.warn(
+          { err: { name: (err as Error).name, message: (err as Error).message } },
+          'sign-in failed',
+        );
+        return signInFailed(
+          res,
+          'The identity provider’s answer could not be verified; try again.',
+        );
       }
       const mapped = operatorFromClaims(claims, deps.mapping);
       if (!mapped.ok) return signInFailed(res, `${mapped.reason}.`);
@@ -116,8 +129,10 @@ export function createConsoleServer(deps: ConsoleServerDeps): Server {
       return;
     }
     if (route === 'POST /auth/dev') {
-      if (deps.provider !== undefined) throw new HttpProblem(404, 'NOT_FOUND', 'The dev sign-in is off.');
-      if (req.headers.origin !== origin) throw new HttpProblem(403, 'CSRF_REFUSED', 'Sign in from the console page.');
+      if (deps.provider !== undefined)
+        throw new HttpProblem(404, 'NOT_FOUND', 'The dev sign-in is off.');
+      if (req.headers.origin !== origin)
+        throw new HttpProblem(403, 'CSRF_REFUSED', 'Sign in from the console page.');
       const operator = devSignIn(await readJsonBody(req), deps.mapping.defaultTenant);
       const returnTo = safeReturnTo(devLogin('/').returnTo);
       const session = deps.sessions.create(operator);
@@ -161,7 +176,11 @@ export function createConsoleServer(deps: ConsoleServerDeps): Server {
     const matched = router.match(req.method ?? 'GET', url.pathname);
     if ('missing' in matched) {
       throw matched.missing === 'method'
-        ? new HttpProblem(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${url.pathname}.`)
+        ? new HttpProblem(
+            405,
+            'METHOD_NOT_ALLOWED',
+            `${req.method} is not allowed on ${url.pathname}.`,
+          )
         : new HttpProblem(404, 'NOT_FOUND', `No API at ${url.pathname}.`);
     }
     const mutation = isMutation(req.method);
@@ -188,7 +207,13 @@ export function createConsoleServer(deps: ConsoleServerDeps): Server {
 }
 
 function needsText(capability: Route['needs']): string {
-  return { read: 'viewer', manage: 'admin', decide: 'approver', review: 'admin or approver', explain: 'admin or approver' }[capability];
+  return {
+    read: 'viewer',
+    manage: 'admin',
+    decide: 'approver',
+    review: 'admin or approver',
+    explain: 'admin or approver',
+  }[capability];
 }
 
 /** What the page learns about its session; the CSRF token only ever travels here. */

@@ -64,7 +64,9 @@ export class StaticFiles {
   }
 
   serve(req: IncomingMessage, res: ServerResponse, path: string): void {
-    const file = this.#files.get(path) ?? (path.startsWith('/assets/') ? undefined : this.#files.get('/index.html'));
+    const file =
+      this.#files.get(path) ??
+      (path.startsWith('/assets/') ? undefined : this.#files.get('/index.html'));
     if (file === undefined) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found');
       return;

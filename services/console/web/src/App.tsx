@@ -5,8 +5,8 @@ import { Link, matchPath, navigate, useLocation } from './router.js';
 import { SessionContext } from './session.js';
 import type { SessionInfo } from './session.js';
 import { SignIn } from './pages/SignIn.js';
-import { Overview } from './pages/Overview.js';
 
+const Overview = lazy(() => import('./pages/Overview.js'));
 const Resources = lazy(() => import('./pages/Resources.js'));
 const ResourceDetail = lazy(() => import('./pages/ResourceDetail.js'));
 const RegisterResource = lazy(() => import('./pages/RegisterResource.js'));
@@ -58,12 +58,19 @@ function page(path: string) {
 
 export function App() {
   const { path } = useLocation();
-  const session = useQuery({ queryKey: ['session'], queryFn: () => api.get<SessionReply>('/api/session'), staleTime: 60_000 });
+  const session = useQuery({
+    queryKey: ['session'],
+    queryFn: () => api.get<SessionReply>('/api/session'),
+    staleTime: 60_000,
+  });
   const info = session.data?.signedIn ? session.data : undefined;
   useEffect(() => {
     if (info) setCsrf(info.csrf);
   }, [info]);
-  if (path === '/signin' || (session.data && !session.data.signedIn)) {
+  useEffect(() => {
+    if (info && path === '/signin') navigate('/', true);
+  }, [info, path]);
+  if ((path === '/signin' && !info) || (session.data && !session.data.signedIn)) {
     return <SignIn mode={session.data && !session.data.signedIn ? session.data.signIn : 'oidc'} />;
   }
   if (!info) return <main className="loading">Loading…</main>;
@@ -79,7 +86,12 @@ export function App() {
           <ul>
             {NAV.map(([to, label]) => (
               <li key={to}>
-                <Link to={to} aria-current={(to === '/' ? path === '/' : path.startsWith(to)) ? 'page' : undefined}>
+                <Link
+                  to={to}
+                  aria-current={
+                    (to === '/' ? path === '/' : path.startsWith(to)) ? 'page' : undefined
+                  }
+                >
                   {label}
                 </Link>
               </li>
@@ -94,7 +106,9 @@ export function App() {
             type="button"
             className="link"
             onClick={() => {
-              void api.post<{ redirect: string }>('/auth/logout').then((r) => window.location.assign(r.redirect));
+              void api
+                .post<{ redirect: string }>('/auth/logout')
+                .then((r) => window.location.assign(r.redirect));
             }}
           >
             Sign out

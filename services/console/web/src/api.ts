@@ -50,11 +50,21 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
     parsed = undefined;
   }
   if (!res.ok) {
-    const error = (parsed as { error?: { code?: string; message?: string; details?: ProblemDetail[] } } | undefined)?.error;
+    const error = (
+      parsed as
+        { error?: { code?: string; message?: string; details?: ProblemDetail[] } } | undefined
+    )?.error;
     if (res.status === 401 && !path.startsWith('/api/session')) {
-      window.location.assign(`/auth/login?returnTo=${encodeURIComponent(location.pathname + location.search)}`);
+      window.location.assign(
+        `/auth/login?returnTo=${encodeURIComponent(location.pathname + location.search)}`,
+      );
     }
-    throw new ApiError(res.status, error?.code ?? 'HTTP_' + res.status, error?.message ?? res.statusText, error?.details ?? []);
+    throw new ApiError(
+      res.status,
+      error?.code ?? 'HTTP_' + res.status,
+      error?.message ?? res.statusText,
+      error?.details ?? [],
+    );
   }
   return parsed as T;
 }
@@ -67,7 +77,8 @@ export const api = {
 /** `?a=1&b=2` from the non-empty entries. */
 export function query(params: Record<string, string | number | undefined | null>): string {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  for (const [k, v] of Object.entries(params))
+    if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
   const s = q.toString();
   return s === '' ? '' : `?${s}`;
 }

@@ -48,13 +48,25 @@ export function matchPath(pattern: string, path: string): Record<string, string>
   return params;
 }
 
-export function Link({ to, children, ...rest }: { to: string; children: ReactNode } & AnchorHTMLAttributes<HTMLAnchorElement>) {
+export function Link({
+  to,
+  children,
+  ...rest
+}: { to: string; children: ReactNode } & AnchorHTMLAttributes<HTMLAnchorElement>) {
   return (
     <a
       href={to}
       {...rest}
       onClick={(e) => {
-        if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+        if (
+          e.defaultPrevented ||
+          e.button !== 0 ||
+          e.metaKey ||
+          e.ctrlKey ||
+          e.shiftKey ||
+          e.altKey
+        )
+          return;
         e.preventDefault();
         navigate(to);
       }}

@@ -67,7 +67,11 @@ export class Approvals {
     query: PendingListQuery,
   ): Promise<{ records: ApprovalRecord[]; nextPageToken: string }> {
     const tenant = tenantOf(principal, query.tenant);
-    await this.#deps.access.require(principal, [ROLES.approver, ROLES.admin, ROLES.viewer], 'list approvals');
+    await this.#deps.access.require(
+      principal,
+      [ROLES.approver, ROLES.admin, ROLES.viewer],
+      'list approvals',
+    );
     const bound = { pending: tenant, resource: query.resource };
     const after = decodePageToken(query.pageToken, bound, isCursor);
     const page = await this.#deps.store.pendingPage({
@@ -89,7 +93,11 @@ export class Approvals {
   async get(principal: Principal, id: string): Promise<ApprovalRecord> {
     const record = await this.#find(principal, id);
     if (!isOwn(principal, record))
-      await this.#deps.access.require(principal, [ROLES.approver, ROLES.admin, ROLES.viewer], 'read approvals');
+      await this.#deps.access.require(
+        principal,
+        [ROLES.approver, ROLES.admin, ROLES.viewer],
+        'read approvals',
+      );
     return record;
   }
 

@@ -158,7 +158,11 @@ export class Declarations {
     query: NameQuery & { version: number },
   ): Promise<DeclarationRecord<'Policy'>> {
     const tenant = tenantOf(principal, query.tenant);
-    await this.#deps.access.require(principal, [ROLES.admin, ROLES.approver, ROLES.viewer], 'read policies');
+    await this.#deps.access.require(
+      principal,
+      [ROLES.admin, ROLES.approver, ROLES.viewer],
+      'read policies',
+    );
     const head = await this.#deps.policies.current(tenant, query.name);
     if (head === undefined) throw missing('Policy', tenant, query.name, head);
     if (query.version === 0) {
@@ -188,7 +192,11 @@ export class Declarations {
   ): Promise<{ records: DeclarationRecord<K>[]; nextPageToken: string }> {
     const tenant = tenantOf(principal, query.tenant);
     const plural = store.kind === 'Agent' ? 'agents' : 'policies';
-    await this.#deps.access.require(principal, [ROLES.admin, ROLES.approver, ROLES.viewer], `list ${plural}`);
+    await this.#deps.access.require(
+      principal,
+      [ROLES.admin, ROLES.approver, ROLES.viewer],
+      `list ${plural}`,
+    );
     const bound = { list: plural, tenant };
     const after = decodePageToken(query.pageToken, bound, pagePositions.name);
     const live = (await store.liveIn(tenant)).filter((r) => after === undefined || r.name > after);

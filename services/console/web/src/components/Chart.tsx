@@ -14,7 +14,17 @@ export interface Series {
  * A time-series line chart (uPlot). `x` are unix seconds; a text table of the same numbers
  * is available to screen readers.
  */
-export function Chart({ title, x, series, unit }: { title: string; x: number[]; series: Series[]; unit?: string }) {
+export function Chart({
+  title,
+  x,
+  series,
+  unit,
+}: {
+  title: string;
+  x: number[];
+  series: Series[];
+  unit?: string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current;
@@ -25,20 +35,32 @@ export function Chart({ title, x, series, unit }: { title: string; x: number[]; 
         height: 180,
         legend: { show: true },
         scales: { x: { time: true } },
-        axes: [{}, { size: 50, values: (_u, ticks) => ticks.map((t) => `${t}${unit ?? ''}`) }],
-        series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2, points: { show: false } }))],
+        axes: [{}, { size: 64, values: (_u, ticks) => ticks.map((t) => `${t}${unit ?? ''}`) }],
+        series: [
+          {},
+          ...series.map((s, i) => ({
+            label: s.label,
+            stroke: COLORS[i % COLORS.length],
+            width: 2,
+            points: { show: false },
+          })),
+        ],
       },
       [x, ...series.map((s) => s.values)] as uPlot.AlignedData,
       el,
     );
-    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(300, el.clientWidth - 8), height: 180 }));
+    const resize = new ResizeObserver(() =>
+      plot.setSize({ width: Math.max(300, el.clientWidth - 8), height: 180 }),
+    );
     resize.observe(el);
     return () => {
       resize.disconnect();
       plot.destroy();
     };
   }, [x, series, unit]);
-  const last = series.map((s) => `${s.label} ${s.values[s.values.length - 1] ?? 0}${unit ?? ''}`).join(', ');
+  const last = series
+    .map((s) => `${s.label} ${s.values[s.values.length - 1] ?? 0}${unit ?? ''}`)
+    .join(', ');
   return (
     <figure className="chart" aria-label={title}>
       <h3>{title}</h3>

@@ -5,7 +5,15 @@
  */
 import { useId, useState } from 'react';
 import type { ProblemDetail } from '../api.js';
-import { branchLabel, branchOf, deref, discriminator, effective, joinPath, typeOf } from './schema.js';
+import {
+  branchLabel,
+  branchOf,
+  deref,
+  discriminator,
+  effective,
+  joinPath,
+  typeOf,
+} from './schema.js';
 import type { Schema } from './schema.js';
 
 interface FieldProps {
@@ -61,7 +69,8 @@ function Field(props: FieldProps) {
   const id = useId();
   const hint = schema.description;
   const branches = schema.anyOf ?? schema.oneOf;
-  if (branches && branches.length > 0) return <Branches {...props} schema={schema} branches={branches} />;
+  if (branches && branches.length > 0)
+    return <Branches {...props} schema={schema} branches={branches} />;
   if (schema.const !== undefined) {
     if (value !== schema.const) queueMicrotask(() => onChange(schema.const));
     return (
@@ -78,7 +87,17 @@ function Field(props: FieldProps) {
   let control;
   if (schema.enum) {
     control = (
-      <select id={id} value={value === undefined ? '' : String(value)} onChange={(e) => onChange(e.target.value === '' ? undefined : schema.enum?.find((v) => String(v) === e.target.value))}>
+      <select
+        id={id}
+        value={value === undefined ? '' : String(value)}
+        onChange={(e) =>
+          onChange(
+            e.target.value === ''
+              ? undefined
+              : schema.enum?.find((v) => String(v) === e.target.value),
+          )
+        }
+      >
         <option value="">—</option>
         {schema.enum.map((v) => (
           <option key={String(v)} value={String(v)}>
@@ -91,7 +110,13 @@ function Field(props: FieldProps) {
     return (
       <div className="form-field">
         <label className="inline">
-          <input type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked ? true : depth > 0 && !required ? undefined : false)} />
+          <input
+            type="checkbox"
+            checked={value === true}
+            onChange={(e) =>
+              onChange(e.target.checked ? true : depth > 0 && !required ? undefined : false)
+            }
+          />
           {text}
         </label>
         {hint && <div className="hint">{hint}</div>}
@@ -133,7 +158,9 @@ function Field(props: FieldProps) {
 
 function ObjectField(props: FieldProps & { schema: Schema }) {
   const { schema, root, value, onChange, path, label, problems, depth } = props;
-  const object = (typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {}) as Record<string, unknown>;
+  const object = (
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {}
+  ) as Record<string, unknown>;
   const set = (key: string, v: unknown) => {
     const next = { ...object };
     if (v === undefined) delete next[key];
@@ -141,7 +168,8 @@ function ObjectField(props: FieldProps & { schema: Schema }) {
     onChange(Object.keys(next).length === 0 && depth > 0 ? undefined : next);
   };
   const properties = Object.entries(schema.properties ?? {});
-  const extra = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
+  const extra =
+    typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
   const body = (
     <>
       {schema.description && depth > 0 && <div className="hint">{schema.description}</div>}
@@ -160,7 +188,15 @@ function ObjectField(props: FieldProps & { schema: Schema }) {
           depth={depth + 1}
         />
       ))}
-      {extra && <MapEntries {...props} extra={extra} object={object} set={set} known={new Set(properties.map(([k]) => k))} />}
+      {extra && (
+        <MapEntries
+          {...props}
+          extra={extra}
+          object={object}
+          set={set}
+          known={new Set(properties.map(([k]) => k))}
+        />
+      )}
     </>
   );
   if (depth === 0) return <div>{body}</div>;
@@ -176,7 +212,12 @@ function ObjectField(props: FieldProps & { schema: Schema }) {
 }
 
 function MapEntries(
-  props: FieldProps & { extra: Schema; object: Record<string, unknown>; set: (k: string, v: unknown) => void; known: Set<string> },
+  props: FieldProps & {
+    extra: Schema;
+    object: Record<string, unknown>;
+    set: (k: string, v: unknown) => void;
+    known: Set<string>;
+  },
 ) {
   const { extra, object, set, known, root, path, problems, depth, label } = props;
   const [key, setKey] = useState('');
@@ -186,7 +227,16 @@ function MapEntries(
     <div className="form-field">
       {entries.map(([k, v]) => (
         <div key={k}>
-          <Field schema={extra} root={root} value={v} onChange={(nv) => set(k, nv)} path={joinPath(path, k)} label={k} problems={problems} depth={depth + 1} />
+          <Field
+            schema={extra}
+            root={root}
+            value={v}
+            onChange={(nv) => set(k, nv)}
+            path={joinPath(path, k)}
+            label={k}
+            problems={problems}
+            depth={depth + 1}
+          />
           <button type="button" className="danger" onClick={() => set(k, undefined)}>
             Remove {k}
           </button>
@@ -244,7 +294,13 @@ function ArrayField(props: FieldProps & { schema: Schema }) {
   }
   const blank = () => {
     const t = typeOf(effective(item, root, undefined));
-    return t === 'object' || item.anyOf || item.oneOf ? {} : t === 'array' ? [] : t === 'boolean' ? false : undefined;
+    return t === 'object' || item.anyOf || item.oneOf
+      ? {}
+      : t === 'array'
+        ? []
+        : t === 'boolean'
+          ? false
+          : undefined;
   };
   return (
     <fieldset className="form-field">
@@ -256,7 +312,17 @@ function ArrayField(props: FieldProps & { schema: Schema }) {
       <FieldProblems problems={problems} path={path} />
       {list.map((v, i) => (
         <div key={i} className="array-item">
-          <Field schema={schema.items} root={root} value={v} onChange={(nv) => setAt(i, nv)} path={joinPath(path, i)} label={`${label} ${i + 1}`} problems={problems} depth={depth + 1} required />
+          <Field
+            schema={schema.items}
+            root={root}
+            value={v}
+            onChange={(nv) => setAt(i, nv)}
+            path={joinPath(path, i)}
+            label={`${label} ${i + 1}`}
+            problems={problems}
+            depth={depth + 1}
+            required
+          />
           <button type="button" className="danger" onClick={() => setAt(i, undefined)}>
             Remove {label} {i + 1}
           </button>
@@ -294,7 +360,17 @@ function Branches(props: FieldProps & { schema: Schema; branches: Schema[] }) {
           </option>
         ))}
       </select>
-      <Field schema={branch} root={root} value={value} onChange={onChange} path={path} label={label} problems={problems} depth={depth + 1} required={required ?? false} />
+      <Field
+        schema={branch}
+        root={root}
+        value={value}
+        onChange={onChange}
+        path={path}
+        label={label}
+        problems={problems}
+        depth={depth + 1}
+        required={required ?? false}
+      />
     </div>
   );
 }

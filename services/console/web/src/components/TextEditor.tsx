@@ -70,7 +70,9 @@ export function TextEditor({
           }}
         />
       </div>
-      {problems.length > 0 && <ProblemList problems={problems} onGoto={(p) => goto(p.line ?? 1, p.column ?? 1)} />}
+      {problems.length > 0 && (
+        <ProblemList problems={problems} onGoto={(p) => goto(p.line ?? 1, p.column ?? 1)} />
+      )}
     </div>
   );
 }

@@ -37,7 +37,13 @@ export function deref(schema: Schema | undefined, root: Schema, depth = 0): Sche
       ? schema.$ref
           .slice(2)
           .split('/')
-          .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], root)
+          .reduce<unknown>(
+            (node, key) =>
+              (node as Record<string, unknown> | undefined)?.[
+                key.replace(/~1/g, '/').replace(/~0/g, '~')
+              ],
+            root,
+          )
       : undefined;
     const { $ref: _ref, ...rest } = schema;
     return deref({ ...(target as Schema), ...rest }, root, depth + 1);
@@ -51,7 +57,9 @@ function matches(condition: Schema, value: unknown, root: Schema): boolean {
   if (c.enum) return c.enum.includes(value);
   if (c.properties) {
     if (typeof value !== 'object' || value === null) return false;
-    return Object.entries(c.properties).every(([k, s]) => matches(s, (value as Record<string, unknown>)[k], root));
+    return Object.entries(c.properties).every(([k, s]) =>
+      matches(s, (value as Record<string, unknown>)[k], root),
+    );
   }
   return true;
 }
@@ -110,7 +118,12 @@ export function branchLabel(branch: Schema, root: Schema, index: number): string
 export function branchOf(branches: Schema[], root: Schema, value: unknown): number {
   const i = branches.findIndex((b) => {
     const d = discriminator(b, root);
-    return d !== undefined && typeof value === 'object' && value !== null && (value as Record<string, unknown>)[d[0]] === d[1];
+    return (
+      d !== undefined &&
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<string, unknown>)[d[0]] === d[1]
+    );
   });
   return i < 0 ? 0 : i;
 }

@@ -39,18 +39,29 @@ interface Explained {
   decision?: { policyIds: string[]; reason: string };
   matches: Array<{ policyId: string; effect: string; policyName: string }>;
   errors: string[];
-  permissionSet?: { operations: string[]; visibleFields: string[]; filterableFields: string[]; limitCap: number };
+  permissionSet?: {
+    operations: string[];
+    visibleFields: string[];
+    filterableFields: string[];
+    limitCap: number;
+  };
   trace?: unknown;
 }
 
 export function useAgents() {
-  return useQuery({ queryKey: ['agents'], queryFn: () => api.get<{ agents: AgentRecord[] }>('/api/agents') });
+  return useQuery({
+    queryKey: ['agents'],
+    queryFn: () => api.get<{ agents: AgentRecord[] }>('/api/agents'),
+  });
 }
 
 export default function Agents() {
   const session = useSession();
   const agents = useAgents();
-  const policies = useQuery({ queryKey: ['policies'], queryFn: () => api.get<{ policies: PolicyRecord[] }>('/api/policies') });
+  const policies = useQuery({
+    queryKey: ['policies'],
+    queryFn: () => api.get<{ policies: PolicyRecord[] }>('/api/policies'),
+  });
   return (
     <section>
       <h1>Agents and policies</h1>
@@ -68,14 +79,16 @@ export default function Agents() {
               </tr>
             </thead>
             <tbody>
-              {(agents.data?.agents ?? []).filter((a) => !a.deleted).map((a) => (
-                <tr key={a.name}>
-                  <td>{a.name}</td>
-                  <td>{a.roles.join(', ')}</td>
-                  <td>{a.user}</td>
-                  <td>{a.description}</td>
-                </tr>
-              ))}
+              {(agents.data?.agents ?? [])
+                .filter((a) => !a.deleted)
+                .map((a) => (
+                  <tr key={a.name}>
+                    <td>{a.name}</td>
+                    <td>{a.roles.join(', ')}</td>
+                    <td>{a.user}</td>
+                    <td>{a.description}</td>
+                  </tr>
+                ))}
             </tbody>
           </table>
           {session.can.manage && <AgentEditor />}
@@ -99,18 +112,20 @@ export default function Agents() {
               </tr>
             </thead>
             <tbody>
-              {(policies.data?.policies ?? []).filter((p) => !p.deleted).map((p) => (
-                <tr key={p.name}>
-                  <td>
-                    <Link to={`/policies/${p.name}`}>{p.name}</Link>
-                  </td>
-                  <td>v{p.version}</td>
-                  <td>{p.descriptor.metadata?.description}</td>
-                  <td>
-                    {time(p.createdAt)} by {p.createdBy}
-                  </td>
-                </tr>
-              ))}
+              {(policies.data?.policies ?? [])
+                .filter((p) => !p.deleted)
+                .map((p) => (
+                  <tr key={p.name}>
+                    <td>
+                      <Link to={`/policies/${p.name}`}>{p.name}</Link>
+                    </td>
+                    <td>v{p.version}</td>
+                    <td>{p.descriptor.metadata?.description}</td>
+                    <td>
+                      {time(p.createdAt)} by {p.createdBy}
+                    </td>
+                  </tr>
+                ))}
             </tbody>
           </table>
         </div>
@@ -127,25 +142,46 @@ function AgentEditor() {
   );
   const [diff, setDiff] = useState<DiffRow[]>();
   const dry = useMutation({
-    mutationFn: () => api.post<{ diff: DiffRow[] }>('/api/agents/apply', { yaml: text, dryRun: true }),
+    mutationFn: () =>
+      api.post<{ diff: DiffRow[] }>('/api/agents/apply', { yaml: text, dryRun: true }),
     onSuccess: (r) => setDiff(r.diff),
   });
-  const apply = useMutation({ mutationFn: () => api.post<{ agent: { name: string; version: number } }>('/api/agents/apply', { yaml: text }) });
+  const apply = useMutation({
+    mutationFn: () =>
+      api.post<{ agent: { name: string; version: number } }>('/api/agents/apply', { yaml: text }),
+  });
   return (
     <details className="panel">
       <summary>Declare or change an agent</summary>
-      <TextEditor label="Agent descriptor (YAML)" value={text} onChange={(t) => { setText(t); setDiff(undefined); }} rows={10} />
+      <TextEditor
+        label="Agent descriptor (YAML)"
+        value={text}
+        onChange={(t) => {
+          setText(t);
+          setDiff(undefined);
+        }}
+        rows={10}
+      />
       <div className="row">
         <button type="button" onClick={() => dry.mutate()}>
           Review changes
         </button>
-        <button type="button" className="primary" disabled={diff === undefined} onClick={() => apply.mutate()}>
+        <button
+          type="button"
+          className="primary"
+          disabled={diff === undefined}
+          onClick={() => apply.mutate()}
+        >
           Apply
         </button>
       </div>
       <ErrorBox error={dry.error ?? apply.error} />
       {diff && <DiffTable rows={diff} caption="Changes" />}
-      {apply.data && <p role="status">Applied {apply.data.agent.name} version {apply.data.agent.version}.</p>}
+      {apply.data && (
+        <p role="status">
+          Applied {apply.data.agent.name} version {apply.data.agent.version}.
+        </p>
+      )}
     </details>
   );
 }
@@ -156,7 +192,10 @@ function Explain({ agents }: { agents: AgentRecord[] }) {
   const [resource, setResource] = useState('');
   const [action, setAction] = useState('');
   const [field, setField] = useState('');
-  const resources = useQuery({ queryKey: ['resources', 'explain'], queryFn: () => api.get<{ resources: ResourceVersion[] }>('/api/resources') });
+  const resources = useQuery({
+    queryKey: ['resources', 'explain'],
+    queryFn: () => api.get<{ resources: ResourceVersion[] }>('/api/resources'),
+  });
   const tools = useQuery({
     queryKey: ['tools', agent],
     queryFn: () => api.get<{ tools: ToolDef[] }>(`/api/tools${query({ agent })}`),
@@ -216,7 +255,12 @@ function Explain({ agents }: { agents: AgentRecord[] }) {
         </label>
         <label>
           Action
-          <input value={action} onChange={(e) => setAction(e.target.value)} list="explain-actions" required />
+          <input
+            value={action}
+            onChange={(e) => setAction(e.target.value)}
+            list="explain-actions"
+            required
+          />
           <datalist id="explain-actions">
             {(p?.operations ?? []).map((o) => (
               <option key={o} value={o} />
@@ -240,32 +284,49 @@ function Explain({ agents }: { agents: AgentRecord[] }) {
       {explain.data && (
         <div>
           <p>
-            <strong data-testid="explain-effect" className={explain.data.effect === 'ALLOW' ? 'ok' : explain.data.effect === 'DENY' ? 'error' : 'warn'}>
-              {explain.data.effect === 'REQUIRE_APPROVAL' ? 'needs approval' : explain.data.effect.toLowerCase()}
+            <strong
+              data-testid="explain-effect"
+              className={
+                explain.data.effect === 'ALLOW'
+                  ? 'ok'
+                  : explain.data.effect === 'DENY'
+                    ? 'error'
+                    : 'warn'
+              }
+            >
+              {explain.data.effect === 'REQUIRE_APPROVAL'
+                ? 'needs approval'
+                : explain.data.effect.toLowerCase()}
             </strong>{' '}
             — {explain.data.decision?.reason}
           </p>
           <p>Deciding policies: {(explain.data.decision?.policyIds ?? []).join(', ') || 'none'}</p>
           {field !== '' && p && (
             <p data-testid="explain-field">
-              Field <code>{field}</code>: {p.visibleFields.includes(field) ? 'visible' : 'hidden'} in results,{' '}
-              {p.filterableFields.includes(field) ? 'may be filtered on' : 'may not be filtered on'}.
+              Field <code>{field}</code>: {p.visibleFields.includes(field) ? 'visible' : 'hidden'}{' '}
+              in results,{' '}
+              {p.filterableFields.includes(field) ? 'may be filtered on' : 'may not be filtered on'}
+              .
             </p>
           )}
           {p && (
             <p className="muted">
-              May: {p.operations.join(', ') || 'nothing'} · limit ≤ {p.limitCap} · sees {p.visibleFields.length} fields, filters on {p.filterableFields.length}
+              May: {p.operations.join(', ') || 'nothing'} · limit ≤ {p.limitCap} · sees{' '}
+              {p.visibleFields.length} fields, filters on {p.filterableFields.length}
             </p>
           )}
           <h3>Matching policies</h3>
           <ul>
             {explain.data.matches.map((m) => (
               <li key={m.policyId}>
-                {m.policyName || 'resource access block'} ({m.policyId}): {m.effect.replace('DECISION_EFFECT_', '').toLowerCase()}
+                {m.policyName || 'resource access block'} ({m.policyId}):{' '}
+                {m.effect.replace('DECISION_EFFECT_', '').toLowerCase()}
               </li>
             ))}
           </ul>
-          {explain.data.errors.length > 0 && <p className="error">{explain.data.errors.join('; ')}</p>}
+          {explain.data.errors.length > 0 && (
+            <p className="error">{explain.data.errors.join('; ')}</p>
+          )}
           <details>
             <summary>Full trace</summary>
             <Json value={explain.data.trace} label="Explain trace" />

@@ -27,7 +27,10 @@ interface Approval {
 export default function Approvals() {
   const session = useSession();
   const client = useQueryClient();
-  const pending = useQuery({ queryKey: ['approvals'], queryFn: () => api.get<{ approvals: Approval[] }>('/api/approvals') });
+  const pending = useQuery({
+    queryKey: ['approvals'],
+    queryFn: () => api.get<{ approvals: Approval[] }>('/api/approvals'),
+  });
   const [decided, setDecided] = useState<LiveEvent[]>([]);
   useLiveEvents(['approval.requested', 'approval.decided'], (e) => {
     if (e.type === 'approval.decided') setDecided((d) => [e, ...d].slice(0, 20));
@@ -37,7 +40,9 @@ export default function Approvals() {
     <section>
       <h1>Approvals</h1>
       <ErrorBox error={pending.error} />
-      {pending.data && pending.data.approvals.length === 0 && <p>Nothing is waiting for a decision.</p>}
+      {pending.data && pending.data.approvals.length === 0 && (
+        <p>Nothing is waiting for a decision.</p>
+      )}
       {(pending.data?.approvals ?? []).map((a) => (
         <ApprovalCard key={a.id} approval={a} canDecide={session.can.decide} />
       ))}
@@ -45,7 +50,8 @@ export default function Approvals() {
       <ul aria-label="Decided approvals">
         {decided.map((e) => (
           <li key={e.id} data-testid="decided-approval">
-            {time(e.occurredAt)} · {e.tool} for {e.agent}: <strong>{enumName(e.approvalStatus, '')}</strong>
+            {time(e.occurredAt)} · {e.tool} for {e.agent}:{' '}
+            <strong>{enumName(e.approvalStatus, '')}</strong>
           </li>
         ))}
       </ul>
@@ -57,7 +63,8 @@ function ApprovalCard({ approval: a, canDecide }: { approval: Approval; canDecid
   const client = useQueryClient();
   const [reason, setReason] = useState('');
   const decide = useMutation({
-    mutationFn: (verb: 'approve' | 'reject') => api.post(`/api/approvals/${a.id}/${verb}`, { reason }),
+    mutationFn: (verb: 'approve' | 'reject') =>
+      api.post(`/api/approvals/${a.id}/${verb}`, { reason }),
     onSuccess: () => void client.invalidateQueries({ queryKey: ['approvals'] }),
   });
   return (
@@ -67,8 +74,9 @@ function ApprovalCard({ approval: a, canDecide }: { approval: Approval; canDecid
       </h2>
       <p>
         Requested by <strong>{a.principal?.agent}</strong>
-        {a.principal?.user ? ` for ${a.principal.user}` : ''} at {time(a.requestedAt)}; expires {time(a.expiresAt)}. Required by{' '}
-        {a.policyIds.join(', ') || 'policy'}. Status {enumName(a.status, 'APPROVAL_STATUS_')}.
+        {a.principal?.user ? ` for ${a.principal.user}` : ''} at {time(a.requestedAt)}; expires{' '}
+        {time(a.expiresAt)}. Required by {a.policyIds.join(', ') || 'policy'}. Status{' '}
+        {enumName(a.status, 'APPROVAL_STATUS_')}.
       </p>
       <h3>Exact arguments</h3>
       <Json value={a.arguments} label={`Arguments of approval ${a.id}`} />
@@ -78,10 +86,20 @@ function ApprovalCard({ approval: a, canDecide }: { approval: Approval; canDecid
             Reason
             <input value={reason} onChange={(e) => setReason(e.target.value)} />
           </label>
-          <button type="button" className="primary" disabled={decide.isPending} onClick={() => decide.mutate('approve')}>
+          <button
+            type="button"
+            className="primary"
+            disabled={decide.isPending}
+            onClick={() => decide.mutate('approve')}
+          >
             Approve
           </button>
-          <button type="button" className="danger" disabled={decide.isPending} onClick={() => decide.mutate('reject')}>
+          <button
+            type="button"
+            className="danger"
+            disabled={decide.isPending}
+            onClick={() => decide.mutate('reject')}
+          >
             Reject
           </button>
         </div>

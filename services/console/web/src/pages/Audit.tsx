@@ -19,17 +19,45 @@ export interface AuditRecord {
     type: string;
     occurredAt: string;
     traceId: string;
-    callCompleted?: { callId: string; sessionId: string; tool: string; status: string; principal?: { agent: string; user: string } };
-    callDenied?: { callId: string; sessionId: string; tool: string; principal?: { agent: string; user: string } };
+    callCompleted?: {
+      callId: string;
+      sessionId: string;
+      tool: string;
+      status: string;
+      principal?: { agent: string; user: string };
+    };
+    callDenied?: {
+      callId: string;
+      sessionId: string;
+      tool: string;
+      principal?: { agent: string; user: string };
+    };
     [key: string]: unknown;
   };
 }
 
-function facts(r: AuditRecord): { agent: string; tool: string; outcome: string; sessionId: string } {
+function facts(r: AuditRecord): {
+  agent: string;
+  tool: string;
+  outcome: string;
+  sessionId: string;
+} {
   const c = r.event.callCompleted;
   const d = r.event.callDenied;
-  if (c) return { agent: c.principal?.agent ?? '', tool: c.tool, outcome: c.status.replace('CALL_STATUS_', '').toLowerCase(), sessionId: c.sessionId };
-  if (d) return { agent: d.principal?.agent ?? '', tool: d.tool, outcome: 'denied', sessionId: d.sessionId };
+  if (c)
+    return {
+      agent: c.principal?.agent ?? '',
+      tool: c.tool,
+      outcome: c.status.replace('CALL_STATUS_', '').toLowerCase(),
+      sessionId: c.sessionId,
+    };
+  if (d)
+    return {
+      agent: d.principal?.agent ?? '',
+      tool: d.tool,
+      outcome: 'denied',
+      sessionId: d.sessionId,
+    };
   return { agent: '', tool: '', outcome: '', sessionId: '' };
 }
 
@@ -66,10 +94,18 @@ export function AuditRecords({ records }: { records: AuditRecord[] }) {
                 <code>{r.event.traceId}</code>
               </td>
               <td>
-                <button type="button" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? undefined : r.id)}>
+                <button
+                  type="button"
+                  aria-expanded={open === r.id}
+                  onClick={() => setOpen(open === r.id ? undefined : r.id)}
+                >
                   Record {r.sequence}
                 </button>{' '}
-                {f.sessionId && <Link to={`/audit/sessions/${encodeURIComponent(f.sessionId)}`}>Replay session</Link>}
+                {f.sessionId && (
+                  <Link to={`/audit/sessions/${encodeURIComponent(f.sessionId)}`}>
+                    Replay session
+                  </Link>
+                )}
               </td>
             </tr>,
             open === r.id ? (
@@ -86,7 +122,17 @@ export function AuditRecords({ records }: { records: AuditRecord[] }) {
   );
 }
 
-const FILTERS = ['agent', 'resource', 'tool', 'status', 'type', 'callId', 'sessionId', 'from', 'to'] as const;
+const FILTERS = [
+  'agent',
+  'resource',
+  'tool',
+  'status',
+  'type',
+  'callId',
+  'sessionId',
+  'from',
+  'to',
+] as const;
 
 export default function Audit() {
   const { search } = useLocation();
@@ -94,11 +140,18 @@ export default function Audit() {
   const [draft, setDraft] = useState<Record<string, string>>(initial);
   const [filters, setFilters] = useState<Record<string, string>>(initial);
   const [pages, setPages] = useState<string[]>(['']);
-  const q = query({ ...filters, from: filters.from ? new Date(filters.from).toISOString() : '', to: filters.to ? new Date(filters.to).toISOString() : '' });
+  const q = query({
+    ...filters,
+    from: filters.from ? new Date(filters.from).toISOString() : '',
+    to: filters.to ? new Date(filters.to).toISOString() : '',
+  });
   const page = pages[pages.length - 1] ?? '';
   const records = useQuery({
     queryKey: ['audit', q, page],
-    queryFn: () => api.get<{ records: AuditRecord[]; nextPageToken: string }>(`/api/audit${q}${q ? '&' : '?'}pageToken=${encodeURIComponent(page)}`),
+    queryFn: () =>
+      api.get<{ records: AuditRecord[]; nextPageToken: string }>(
+        `/api/audit${q}${q ? '&' : '?'}pageToken=${encodeURIComponent(page)}`,
+      ),
   });
   const [tail, setTail] = useState<LiveEvent[]>([]);
   const [paused, setPaused] = useState(false);
@@ -106,7 +159,17 @@ export default function Audit() {
     if (!paused) setTail((t) => [e, ...t].slice(0, 50));
   });
   const verify = useMutation({
-    mutationFn: () => api.post<{ results: Array<{ tenant: string; ok: boolean; checked: number; firstBrokenSequence: number; reason: string; headHash: string }> }>('/api/audit/verify'),
+    mutationFn: () =>
+      api.post<{
+        results: Array<{
+          tenant: string;
+          ok: boolean;
+          checked: number;
+          firstBrokenSequence: number;
+          reason: string;
+          headHash: string;
+        }>;
+      }>('/api/audit/verify'),
   });
   return (
     <section>
@@ -120,8 +183,13 @@ export default function Audit() {
           <ol aria-label="Live events" className="timeline">
             {tail.map((e) => (
               <li key={e.id}>
-                {time(e.occurredAt)} · <strong>{e.type}</strong> {e.agent} {e.tool ?? e.name ?? ''} {(e.status ?? e.approvalStatus ?? '').toLowerCase()}{' '}
-                {e.callId && <Link to={`/audit${query({ callId: e.callId })}`} onClick={() => undefined}>records</Link>}
+                {time(e.occurredAt)} · <strong>{e.type}</strong> {e.agent} {e.tool ?? e.name ?? ''}{' '}
+                {(e.status ?? e.approvalStatus ?? '').toLowerCase()}{' '}
+                {e.callId && (
+                  <Link to={`/audit${query({ callId: e.callId })}`} onClick={() => undefined}>
+                    records
+                  </Link>
+                )}
               </li>
             ))}
           </ol>
@@ -175,7 +243,10 @@ export default function Audit() {
           <label key={f}>
             {f}
             {f === 'status' ? (
-              <select value={draft[f]} onChange={(e) => setDraft({ ...draft, [f]: e.target.value })}>
+              <select
+                value={draft[f]}
+                onChange={(e) => setDraft({ ...draft, [f]: e.target.value })}
+              >
                 <option value="">any</option>
                 <option>ok</option>
                 <option>error</option>

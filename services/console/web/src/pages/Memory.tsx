@@ -60,21 +60,35 @@ export default function Memory() {
           Agent
           <select value={agent} onChange={(e) => setAgent(e.target.value)}>
             <option value="">—</option>
-            {(agents.data?.agents ?? []).filter((a) => !a.deleted).map((a) => (
-              <option key={a.name}>{a.name}</option>
-            ))}
+            {(agents.data?.agents ?? [])
+              .filter((a) => !a.deleted)
+              .map((a) => (
+                <option key={a.name}>{a.name}</option>
+              ))}
           </select>
         </label>
-        <span className="muted">You review as {session.user}; memory never lets a proposer confirm their own proposal.</span>
+        <span className="muted">
+          You review as {session.user}; memory never lets a proposer confirm their own proposal.
+        </span>
       </div>
       <div className="tabs" role="tablist" aria-label="Kinds of memory">
         {TABS.map((t) => (
-          <button key={t} type="button" role="tab" aria-selected={tab === t} onClick={() => setTab(t)}>
+          <button
+            key={t}
+            type="button"
+            role="tab"
+            aria-selected={tab === t}
+            onClick={() => setTab(t)}
+          >
             {t.replace('-', ' ')}
           </button>
         ))}
       </div>
-      {agent === '' ? <p>Pick an agent to review its memory.</p> : <MemoryList agent={agent} tab={tab} canReview={session.can.review} />}
+      {agent === '' ? (
+        <p>Pick an agent to review its memory.</p>
+      ) : (
+        <MemoryList agent={agent} tab={tab} canReview={session.can.review} />
+      )}
     </section>
   );
 }
@@ -102,15 +116,31 @@ function MemoryList({ agent, tab, canReview }: { agent: string; tab: Tab; canRev
               {enumName(c.kind, 'CANDIDATE_KIND_')}: {c.summary}
             </h2>
             <p className="muted">
-              confidence {Math.round(c.confidence * 100)}% · {c.user || 'every user'} · {time(c.createdAt)} · {c.evidenceCallIds.length} calls
+              confidence {Math.round(c.confidence * 100)}% · {c.user || 'every user'} ·{' '}
+              {time(c.createdAt)} · {c.evidenceCallIds.length} calls
             </p>
             <Json value={c.proposal} label={`Proposal ${c.id}`} />
             {canReview && (
               <div className="row">
-                <button type="button" className="primary" onClick={() => act.mutate({ path: `/api/memory/candidates/${c.id}/confirm`, body: {} })}>
+                <button
+                  type="button"
+                  className="primary"
+                  onClick={() =>
+                    act.mutate({ path: `/api/memory/candidates/${c.id}/confirm`, body: {} })
+                  }
+                >
                   Confirm
                 </button>
-                <button type="button" className="danger" onClick={() => act.mutate({ path: `/api/memory/candidates/${c.id}/reject`, body: { reason: reason() } })}>
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={() =>
+                    act.mutate({
+                      path: `/api/memory/candidates/${c.id}/reject`,
+                      body: { reason: reason() },
+                    })
+                  }
+                >
                   Reject
                 </button>
               </div>
@@ -119,9 +149,16 @@ function MemoryList({ agent, tab, canReview }: { agent: string; tab: Tab; canRev
         ))}
       {(tab === 'saved-queries' || tab === 'skills') &&
         (items as Revisioned[]).map((s) => (
-          <article key={`${s.id}-${s.revision}`} className="panel" aria-label={`${s.name} revision ${s.revision}`}>
+          <article
+            key={`${s.id}-${s.revision}`}
+            className="panel"
+            aria-label={`${s.name} revision ${s.revision}`}
+          >
             <h2>
-              {s.name} <span className="muted">revision {s.revision} · {enumName(s.status, 'REVISION_STATUS_')}</span>
+              {s.name}{' '}
+              <span className="muted">
+                revision {s.revision} · {enumName(s.status, 'REVISION_STATUS_')}
+              </span>
             </h2>
             <p>{s.description}</p>
             <details>
@@ -132,10 +169,28 @@ function MemoryList({ agent, tab, canReview }: { agent: string; tab: Tab; canRev
               <div className="row">
                 {s.status === 'REVISION_STATUS_PROPOSED' && (
                   <>
-                    <button type="button" className="primary" onClick={() => act.mutate({ path: `/api/memory/${tab}/${s.id}/approve`, body: { revision: s.revision, contentHash: s.contentHash } })}>
+                    <button
+                      type="button"
+                      className="primary"
+                      onClick={() =>
+                        act.mutate({
+                          path: `/api/memory/${tab}/${s.id}/approve`,
+                          body: { revision: s.revision, contentHash: s.contentHash },
+                        })
+                      }
+                    >
                       Approve
                     </button>
-                    <button type="button" className="danger" onClick={() => act.mutate({ path: `/api/memory/${tab}/${s.id}/reject`, body: { revision: s.revision, reason: reason() } })}>
+                    <button
+                      type="button"
+                      className="danger"
+                      onClick={() =>
+                        act.mutate({
+                          path: `/api/memory/${tab}/${s.id}/reject`,
+                          body: { revision: s.revision, reason: reason() },
+                        })
+                      }
+                    >
                       Reject
                     </button>
                   </>
@@ -144,7 +199,8 @@ function MemoryList({ agent, tab, canReview }: { agent: string; tab: Tab; canRev
                   type="button"
                   className="danger"
                   onClick={() => {
-                    if (window.confirm(`Forget ${s.name}?`)) act.mutate({ path: `/api/memory/${tab}/${s.id}/delete`, body: {} });
+                    if (window.confirm(`Forget ${s.name}?`))
+                      act.mutate({ path: `/api/memory/${tab}/${s.id}/delete`, body: {} });
                   }}
                 >
                   Forget
@@ -157,7 +213,11 @@ function MemoryList({ agent, tab, canReview }: { agent: string; tab: Tab; canRev
         (items as Preference[]).map((p) => (
           <article key={p.id} className="panel" aria-label={`Preference ${p.key}`}>
             <h2>
-              {p.text || p.key} <span className="muted">{enumName(p.status, 'PREFERENCE_STATUS_')} · {enumName(p.source, 'PREFERENCE_SOURCE_')}</span>
+              {p.text || p.key}{' '}
+              <span className="muted">
+                {enumName(p.status, 'PREFERENCE_STATUS_')} ·{' '}
+                {enumName(p.source, 'PREFERENCE_SOURCE_')}
+              </span>
             </h2>
             <p className="muted">
               {p.kind} · {p.user || 'every user'} · last confirmed {time(p.lastConfirmedAt)}
@@ -165,11 +225,23 @@ function MemoryList({ agent, tab, canReview }: { agent: string; tab: Tab; canRev
             {canReview && (
               <div className="row">
                 {p.status === 'PREFERENCE_STATUS_PROPOSED' && (
-                  <button type="button" className="primary" onClick={() => act.mutate({ path: `/api/memory/preferences/${p.id}/confirm`, body: {} })}>
+                  <button
+                    type="button"
+                    className="primary"
+                    onClick={() =>
+                      act.mutate({ path: `/api/memory/preferences/${p.id}/confirm`, body: {} })
+                    }
+                  >
                     Confirm
                   </button>
                 )}
-                <button type="button" className="danger" onClick={() => act.mutate({ path: `/api/memory/preferences/${p.id}/forget`, body: {} })}>
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={() =>
+                    act.mutate({ path: `/api/memory/preferences/${p.id}/forget`, body: {} })
+                  }
+                >
                   Forget
                 </button>
               </div>

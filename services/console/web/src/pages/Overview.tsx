@@ -39,7 +39,7 @@ const n = (v: string | number | undefined) => Number(v ?? 0);
 /** Per-minute rate of a count in a bucket of `step` seconds. */
 const perMinute = (v: string, step: number) => Math.round((n(v) * 60 * 10) / step) / 10;
 
-export function Overview() {
+export default function Overview() {
   const [window, setWindow] = useState('1h');
   const client = useQueryClient();
   const stats = useQuery({
@@ -85,7 +85,8 @@ export function Overview() {
             Success rate<strong>{Math.round(t.successRate * 1000) / 10}%</strong>
           </div>
           <div>
-            Latency p50 / p95 / p99<strong>
+            Latency p50 / p95 / p99
+            <strong>
               {t.p50LatencyMs} / {t.p95LatencyMs} / {t.p99LatencyMs} ms
             </strong>
           </div>
@@ -106,7 +107,13 @@ export function Overview() {
       {charts && (
         <div className="grid3">
           {charts.map((c) => (
-            <Chart key={c.title} title={c.title} x={c.x} series={c.series} {...(c.unit ? { unit: c.unit } : {})} />
+            <Chart
+              key={c.title}
+              title={c.title}
+              x={c.x}
+              series={c.series}
+              {...(c.unit ? { unit: c.unit } : {})}
+            />
           ))}
         </div>
       )}
@@ -130,7 +137,10 @@ export function Overview() {
                 <td>{time(e.occurredAt)}</td>
                 <td>{e.agent}</td>
                 <td>{e.tool}</td>
-                <td>{(e.status ?? '').toLowerCase()}{e.errorCode ? ` (${e.errorCode})` : ''}</td>
+                <td>
+                  {(e.status ?? '').toLowerCase()}
+                  {e.errorCode ? ` (${e.errorCode})` : ''}
+                </td>
                 <td>{e.latencyMs ?? ''} ms</td>
               </tr>
             ))}
@@ -141,23 +151,40 @@ export function Overview() {
   );
 }
 
-function chartsOf(s: Stats): Array<{ title: string; x: number[]; series: Series[]; unit?: string }> {
+function chartsOf(
+  s: Stats,
+): Array<{ title: string; x: number[]; series: Series[]; unit?: string }> {
   const x = s.points.map((p) => Math.floor(Date.parse(p.key) / 1000));
-  const line = (label: string, f: (b: Bucket) => number): Series => ({ label, values: s.points.map(f) });
+  const line = (label: string, f: (b: Bucket) => number | null): Series => ({
+    label,
+    values: s.points.map(f),
+  });
   const byKey = (groups: Stats['resources']): Series[] =>
     groups.map((g) => {
       const at = new Map(g.points.map((p) => [p.key, p]));
-      return { label: g.key, values: s.points.map((p) => perMinute(at.get(p.key)?.calls ?? '0', s.stepSeconds)) };
+      return {
+        label: g.key,
+        values: s.points.map((p) => perMinute(at.get(p.key)?.calls ?? '0', s.stepSeconds)),
+      };
     });
   const step = s.stepSeconds;
   return [
     { title: 'Calls per minute', x, series: [line('calls', (b) => perMinute(b.calls, step))] },
-    { title: 'Success rate', x, unit: '%', series: [line('success', (b) => (n(b.calls) ? Math.round(b.successRate * 1000) / 10 : 100))] },
+    {
+      title: 'Success rate',
+      x,
+      unit: '%',
+      series: [line('success', (b) => (n(b.calls) ? Math.round(b.successRate * 1000) / 10 : null))],
+    },
     {
       title: 'Latency',
       x,
       unit: ' ms',
-      series: [line('p50', (b) => b.p50LatencyMs), line('p95', (b) => b.p95LatencyMs), line('p99', (b) => b.p99LatencyMs)],
+      series: [
+        line('p50', (b) => b.p50LatencyMs),
+        line('p95', (b) => b.p95LatencyMs),
+        line('p99', (b) => b.p99LatencyMs),
+      ],
     },
     {
       title: 'Refusals and cuts',

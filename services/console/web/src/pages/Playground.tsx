@@ -59,16 +59,36 @@ function SchemaSummary({ schema }: { schema: Schema }) {
           const s = deref(raw, schema);
           const items = s.items ? deref(s.items, schema) : undefined;
           const branches = items?.anyOf ?? s.anyOf;
-          const allowed = s.enum ?? items?.enum ?? (branches ? branches.map((b) => Object.values(deref(b, schema).properties ?? {}).map((p) => deref(p, schema).const).find((c) => c !== undefined)) : undefined);
+          const allowed =
+            s.enum ??
+            items?.enum ??
+            (branches
+              ? branches.map((b) =>
+                  Object.values(deref(b, schema).properties ?? {})
+                    .map((p) => deref(p, schema).const)
+                    .find((c) => c !== undefined),
+                )
+              : undefined);
           return (
             <tr key={name}>
               <td>
                 <code>{name}</code>
                 {schema.required?.includes(name) ? ' *' : ''}
               </td>
-              <td>{typeOf(s) === 'array' ? `array of ${items ? typeOf(items) ?? 'choice' : 'any'}` : typeOf(s)}</td>
               <td>
-                {allowed ? allowed.filter((a) => a !== undefined).map(String).join(', ') : s.minimum !== undefined || s.maximum !== undefined ? `${s.minimum ?? ''}…${s.maximum ?? ''}` : ''}
+                {typeOf(s) === 'array'
+                  ? `array of ${items ? (typeOf(items) ?? 'choice') : 'any'}`
+                  : typeOf(s)}
+              </td>
+              <td>
+                {allowed
+                  ? allowed
+                      .filter((a) => a !== undefined)
+                      .map(String)
+                      .join(', ')
+                  : s.minimum !== undefined || s.maximum !== undefined
+                    ? `${s.minimum ?? ''}…${s.maximum ?? ''}`
+                    : ''}
               </td>
               <td>{s.description}</td>
             </tr>
@@ -102,22 +122,31 @@ export default function Playground() {
     setJsonText('{}');
     run.reset();
     setFinal(undefined);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [toolName, agent]);
   const run = useMutation({
     mutationFn: () => {
       const parsed = asJson ? (JSON.parse(jsonText) as unknown) : (args ?? {});
-      return api.post<CallReply>('/api/tools/call', { agent, tool: toolName, arguments: parsed, sessionId, idempotencyKey: newId() });
+      return api.post<CallReply>('/api/tools/call', {
+        agent,
+        tool: toolName,
+        arguments: parsed,
+        sessionId,
+        idempotencyKey: newId(),
+      });
     },
     onSuccess: () => setFinal(undefined),
   });
-  const pendingCall = run.data?.result.status === 'CALL_STATUS_PENDING_APPROVAL' ? run.data.callId : undefined;
+  const pendingCall =
+    run.data?.result.status === 'CALL_STATUS_PENDING_APPROVAL' ? run.data.callId : undefined;
   useLiveEvents(['call.completed'], (e) => {
     if (pendingCall && e.callId === pendingCall) {
-      void api.get<CallReply>(`/api/tools/calls/${pendingCall}${query({ agent })}`).then((r) => setFinal(r.result));
+      void api
+        .get<CallReply>(`/api/tools/calls/${pendingCall}${query({ agent })}`)
+        .then((r) => setFinal(r.result));
     }
   });
-  if (!session.can.manage) return <p>The tools playground needs the admin role: it makes calls as an agent.</p>;
+  if (!session.can.manage)
+    return <p>The tools playground needs the admin role: it makes calls as an agent.</p>;
   const outcome = final ?? run.data?.result;
   return (
     <section>
@@ -127,22 +156,32 @@ export default function Playground() {
           Agent
           <select value={agent} onChange={(e) => setAgent(e.target.value)}>
             <option value="">—</option>
-            {(agents.data?.agents ?? []).filter((a) => !a.deleted).map((a) => (
-              <option key={a.name}>{a.name}</option>
-            ))}
+            {(agents.data?.agents ?? [])
+              .filter((a) => !a.deleted)
+              .map((a) => (
+                <option key={a.name}>{a.name}</option>
+              ))}
           </select>
         </label>
-        <span className="muted">Calls run as the agent, for you ({session.user}), session {sessionId}.</span>
+        <span className="muted">
+          Calls run as the agent, for you ({session.user}), session {sessionId}.
+        </span>
       </div>
       <ErrorBox error={tools.error} />
       <div className="grid2">
         <div>
           <h2>Tools offered to {agent || '…'}</h2>
-          {tools.data && tools.data.tools.length === 0 && <p>No tools are offered to this agent.</p>}
+          {tools.data && tools.data.tools.length === 0 && (
+            <p>No tools are offered to this agent.</p>
+          )}
           <ul aria-label="Offered tools">
             {(tools.data?.tools ?? []).map((t) => (
               <li key={t.name}>
-                <button type="button" aria-pressed={t.name === toolName} onClick={() => setToolName(t.name)}>
+                <button
+                  type="button"
+                  aria-pressed={t.name === toolName}
+                  onClick={() => setToolName(t.name)}
+                >
                   {t.name}
                 </button>{' '}
                 <span className="muted">
@@ -168,20 +207,42 @@ export default function Playground() {
             <>
               <h2>Arguments</h2>
               <label className="inline">
-                <input type="checkbox" checked={asJson} onChange={(e) => { setAsJson(e.target.checked); setJsonText(JSON.stringify(args ?? {}, null, 2)); }} />
+                <input
+                  type="checkbox"
+                  checked={asJson}
+                  onChange={(e) => {
+                    setAsJson(e.target.checked);
+                    setJsonText(JSON.stringify(args ?? {}, null, 2));
+                  }}
+                />
                 Edit as JSON
               </label>
               {asJson ? (
                 <label>
                   Arguments (JSON)
-                  <textarea rows={12} value={jsonText} onChange={(e) => setJsonText(e.target.value)} />
+                  <textarea
+                    rows={12}
+                    value={jsonText}
+                    onChange={(e) => setJsonText(e.target.value)}
+                  />
                 </label>
               ) : (
                 <div className="panel">
-                  <SchemaForm label="Arguments" schema={tool.inputSchema} root={tool.inputSchema} value={args} onChange={(v) => setArgs(v ?? {})} />
+                  <SchemaForm
+                    label="Arguments"
+                    schema={tool.inputSchema}
+                    root={tool.inputSchema}
+                    value={args}
+                    onChange={(v) => setArgs(v ?? {})}
+                  />
                 </div>
               )}
-              <button type="button" className="primary" onClick={() => run.mutate()} disabled={run.isPending}>
+              <button
+                type="button"
+                className="primary"
+                onClick={() => run.mutate()}
+                disabled={run.isPending}
+              >
                 Run {tool.name}
               </button>
               <ErrorBox error={run.error} />
@@ -191,13 +252,19 @@ export default function Playground() {
             <div className="panel" aria-live="polite">
               <h2>Result</h2>
               <p>
-                Status: <strong data-testid="call-status">{enumName(outcome.status, 'CALL_STATUS_')}</strong>
+                Status:{' '}
+                <strong data-testid="call-status">
+                  {enumName(outcome.status, 'CALL_STATUS_')}
+                </strong>
                 {outcome.error && ` — ${outcome.error.code}: ${outcome.error.message}`}
                 {pendingCall && !final && ` — waiting for approval ${run.data.result.approvalId}`}
               </p>
               <p>
-                Call <code>{run.data.callId}</code> · trace <code data-testid="trace-id">{outcome.meta?.traceId || run.data.traceId}</code> ·{' '}
-                <Link to={`/audit${query({ callId: run.data.callId })}`}>Open in the audit trail</Link>
+                Call <code>{run.data.callId}</code> · trace{' '}
+                <code data-testid="trace-id">{outcome.meta?.traceId || run.data.traceId}</code> ·{' '}
+                <Link to={`/audit${query({ callId: run.data.callId })}`}>
+                  Open in the audit trail
+                </Link>
               </p>
               <Json value={outcome} label="Envelope" />
               <CallAudit callId={run.data.callId} settled={!pendingCall || final !== undefined} />
@@ -223,7 +290,12 @@ function CallAudit({ callId, settled }: { callId: string; settled: boolean }) {
       <button type="button" onClick={() => setOpen(true)} disabled={open}>
         Show its audit record
       </button>
-      {open && (records.data?.records.length ? <AuditRecords records={records.data.records} /> : <p className="muted">Waiting for the audit record…</p>)}
+      {open &&
+        (records.data?.records.length ? (
+          <AuditRecords records={records.data.records} />
+        ) : (
+          <p className="muted">Waiting for the audit record…</p>
+        ))}
     </div>
   );
 }

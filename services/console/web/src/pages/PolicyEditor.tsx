@@ -86,7 +86,12 @@ export default function PolicyEditor({ name }: { name: string }) {
           <button type="button" onClick={() => dry.mutate()} disabled={problems.length > 0}>
             Review changes
           </button>
-          <button type="button" className="primary" onClick={() => apply.mutate()} disabled={!review || review.unchanged || apply.isPending}>
+          <button
+            type="button"
+            className="primary"
+            onClick={() => apply.mutate()}
+            disabled={!review || review.unchanged || apply.isPending}
+          >
             Apply
           </button>
           {name !== '' && (
@@ -103,7 +108,12 @@ export default function PolicyEditor({ name }: { name: string }) {
         </div>
       )}
       <ErrorBox error={failed} onGoto={(p) => editor.current?.goto(p.line ?? 1, p.column ?? 1)} />
-      {review && (review.unchanged ? <p>Nothing would change.</p> : <DiffTable rows={review.diff} caption="Changes to apply" />)}
+      {review &&
+        (review.unchanged ? (
+          <p>Nothing would change.</p>
+        ) : (
+          <DiffTable rows={review.diff} caption="Changes to apply" />
+        ))}
       {apply.data && (
         <p role="status" className="panel ok">
           Applied {apply.data.policy.name} version {apply.data.policy.version}

@@ -71,7 +71,11 @@ export default function RegisterResource() {
   useEffect(() => {
     if (existing.data) setText(existing.data.yaml);
   }, [existing.data]);
-  const schema = useQuery({ queryKey: ['schema'], queryFn: () => api.get<Schema>('/api/schema'), staleTime: Infinity });
+  const schema = useQuery({
+    queryKey: ['schema'],
+    queryFn: () => api.get<Schema>('/api/schema'),
+    staleTime: Infinity,
+  });
   const problems = useCheck('/api/resources/check', text);
   const [discovery, setDiscovery] = useState<Discovery>();
   const [review, setReview] = useState<{ applied: Applied; expectedVersion: number }>();
@@ -98,9 +102,15 @@ export default function RegisterResource() {
     onSuccess: setReview,
   });
   const apply = useMutation({
-    mutationFn: () => api.post<Applied>('/api/resources/apply', { yaml: text, expectedVersion: review?.expectedVersion ?? 0 }),
+    mutationFn: () =>
+      api.post<Applied>('/api/resources/apply', {
+        yaml: text,
+        expectedVersion: review?.expectedVersion ?? 0,
+      }),
   });
-  const serverProblems: ProblemDetail[] = [discover.error, dryRun.error, apply.error].flatMap((e) => (e instanceof ApiError ? e.details : []));
+  const serverProblems: ProblemDetail[] = [discover.error, dryRun.error, apply.error].flatMap(
+    (e) => (e instanceof ApiError ? e.details : []),
+  );
   const shown = serverProblems.length > 0 ? serverProblems : problems;
   const edit = (next: string) => {
     setText(next);
@@ -123,7 +133,15 @@ export default function RegisterResource() {
     <section>
       <h1>{from ? `Edit ${from}` : 'Register a resource'}</h1>
       <div className="tabs" role="tablist" aria-label="Editor">
-        <button type="button" role="tab" aria-selected={mode === 'yaml'} onClick={() => { if (mode === 'form') edit(stringify(formValue ?? {})); setMode('yaml'); }}>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={mode === 'yaml'}
+          onClick={() => {
+            if (mode === 'form') edit(stringify(formValue ?? {}));
+            setMode('yaml');
+          }}
+        >
           YAML
         </button>
         <button type="button" role="tab" aria-selected={mode === 'form'} onClick={toForm}>
@@ -131,7 +149,13 @@ export default function RegisterResource() {
         </button>
       </div>
       {mode === 'yaml' ? (
-        <TextEditor label="Resource descriptor (YAML)" value={text} onChange={edit} problems={shown} handle={editor} />
+        <TextEditor
+          label="Resource descriptor (YAML)"
+          value={text}
+          onChange={edit}
+          problems={shown}
+          handle={editor}
+        />
       ) : root && resourceSchema ? (
         <div className="panel">
           <SchemaForm
@@ -150,20 +174,38 @@ export default function RegisterResource() {
         <p>Loading the schema…</p>
       )}
       <div className="row">
-        <button type="button" className="primary" onClick={() => discover.mutate()} disabled={discover.isPending}>
+        <button
+          type="button"
+          className="primary"
+          onClick={() => discover.mutate()}
+          disabled={discover.isPending}
+        >
           1. Discover
         </button>
         <button type="button" onClick={() => dryRun.mutate()} disabled={dryRun.isPending}>
           2. Review changes
         </button>
-        <button type="button" className="primary" onClick={() => apply.mutate()} disabled={!review || apply.isPending || review.applied.unchanged}>
+        <button
+          type="button"
+          className="primary"
+          onClick={() => apply.mutate()}
+          disabled={!review || apply.isPending || review.applied.unchanged}
+        >
           3. Apply
         </button>
       </div>
-      <ErrorBox error={discover.error ?? dryRun.error ?? apply.error} onGoto={(p) => { setMode('yaml'); setTimeout(() => editor.current?.goto(p.line ?? 1, p.column ?? 1)); }} />
+      <ErrorBox
+        error={discover.error ?? dryRun.error ?? apply.error}
+        onGoto={(p) => {
+          setMode('yaml');
+          setTimeout(() => editor.current?.goto(p.line ?? 1, p.column ?? 1));
+        }}
+      />
       {apply.data && (
         <p role="status" className="panel ok">
-          Applied: <Link to={`/resources/${apply.data.resource?.name}`}>{apply.data.resource?.name}</Link> is now version {apply.data.resource?.version}.
+          Applied:{' '}
+          <Link to={`/resources/${apply.data.resource?.name}`}>{apply.data.resource?.name}</Link> is
+          now version {apply.data.resource?.version}.
         </p>
       )}
       {discovery && <DiscoveryTable discovery={discovery} onUse={() => edit(discovery.yaml)} />}
@@ -173,7 +215,14 @@ export default function RegisterResource() {
           {review.applied.unchanged ? (
             <p>The descriptor equals the current version; nothing would change.</p>
           ) : (
-            <DiffTable rows={review.applied.diff} caption={review.expectedVersion === 0 ? 'A new resource' : `Against version ${review.expectedVersion}`} />
+            <DiffTable
+              rows={review.applied.diff}
+              caption={
+                review.expectedVersion === 0
+                  ? 'A new resource'
+                  : `Against version ${review.expectedVersion}`
+              }
+            />
           )}
           <Warnings warnings={review.applied.warnings} />
         </div>
@@ -219,7 +268,13 @@ function DiscoveryTable({ discovery, onUse }: { discovery: Discovery; onUse: () 
               </td>
               <td>{f.type}</td>
               <td>{f.nativeType}</td>
-              <td>{f.declared ? (f.declaredType && f.declaredType !== f.type ? `yes (as ${f.declaredType})` : 'yes') : 'no'}</td>
+              <td>
+                {f.declared
+                  ? f.declaredType && f.declaredType !== f.type
+                    ? `yes (as ${f.declaredType})`
+                    : 'yes'
+                  : 'no'}
+              </td>
               <td>{f.proposedCapabilities.join(', ')}</td>
             </tr>
           ))}

@@ -20,7 +20,10 @@ export default function ResourceDetail({ name }: { name: string }) {
   });
   const history = useQuery({
     queryKey: ['history', name],
-    queryFn: () => api.get<{ versions: ResourceVersion[]; diffs: DiffRow[][] }>(`/api/resources/${name}/history`),
+    queryFn: () =>
+      api.get<{ versions: ResourceVersion[]; diffs: DiffRow[][] }>(
+        `/api/resources/${name}/history`,
+      ),
   });
   const [open, setOpen] = useState<number>();
   const refresh = () => {
@@ -30,11 +33,17 @@ export default function ResourceDetail({ name }: { name: string }) {
   };
   const rollback = useMutation({
     mutationFn: (to: number) =>
-      api.post(`/api/resources/${name}/rollback`, { toVersion: to, expectedVersion: current.data?.resource.version }),
+      api.post(`/api/resources/${name}/rollback`, {
+        toVersion: to,
+        expectedVersion: current.data?.resource.version,
+      }),
     onSuccess: refresh,
   });
   const remove = useMutation({
-    mutationFn: () => api.post(`/api/resources/${name}/delete`, { expectedVersion: current.data?.resource.version }),
+    mutationFn: () =>
+      api.post(`/api/resources/${name}/delete`, {
+        expectedVersion: current.data?.resource.version,
+      }),
     onSuccess: refresh,
   });
   const r = current.data?.resource;
@@ -55,7 +64,11 @@ export default function ResourceDetail({ name }: { name: string }) {
           </span>
           {session.can.manage && !r.deleted && (
             <>
-              <button type="button" className="primary" onClick={() => navigate(`/resources/new?from=${encodeURIComponent(name)}`)}>
+              <button
+                type="button"
+                className="primary"
+                onClick={() => navigate(`/resources/new?from=${encodeURIComponent(name)}`)}
+              >
                 Edit
               </button>
               <button
@@ -74,7 +87,9 @@ export default function ResourceDetail({ name }: { name: string }) {
       <div className="grid2">
         <div>
           <h2>Current version</h2>
-          {current.data && <TextEditor label="Current descriptor" value={current.data.yaml} readOnly rows={18} />}
+          {current.data && (
+            <TextEditor label="Current descriptor" value={current.data.yaml} readOnly rows={18} />
+          )}
         </div>
         <div>
           <h2>History</h2>
@@ -97,17 +112,26 @@ export default function ResourceDetail({ name }: { name: string }) {
                   <td>{time(v.createdAt)}</td>
                   <td>{v.createdBy}</td>
                   <td>
-                    {v.deleted ? 'deleted' : v.rolledBackFrom ? `rolled back to v${v.rolledBackFrom}` : `${history.data?.diffs[i]?.length ?? 0} changes`}
+                    {v.deleted
+                      ? 'deleted'
+                      : v.rolledBackFrom
+                        ? `rolled back to v${v.rolledBackFrom}`
+                        : `${history.data?.diffs[i]?.length ?? 0} changes`}
                   </td>
                   <td>
-                    <button type="button" onClick={() => setOpen(open === v.version ? undefined : v.version)} aria-expanded={open === v.version}>
+                    <button
+                      type="button"
+                      onClick={() => setOpen(open === v.version ? undefined : v.version)}
+                      aria-expanded={open === v.version}
+                    >
                       Diff v{v.version}
                     </button>{' '}
                     {session.can.manage && r && v.version !== r.version && !v.deleted && (
                       <button
                         type="button"
                         onClick={() => {
-                          if (window.confirm(`Make version ${v.version} current again?`)) rollback.mutate(v.version);
+                          if (window.confirm(`Make version ${v.version} current again?`))
+                            rollback.mutate(v.version);
                         }}
                       >
                         Roll back to v{v.version}
@@ -121,7 +145,9 @@ export default function ResourceDetail({ name }: { name: string }) {
           {open !== undefined && history.data && (
             <DiffTable
               caption={`Changes in version ${open}`}
-              rows={history.data.diffs[history.data.versions.findIndex((v) => v.version === open)] ?? []}
+              rows={
+                history.data.diffs[history.data.versions.findIndex((v) => v.version === open)] ?? []
+              }
             />
           )}
         </div>

@@ -10,7 +10,10 @@ import { useSession } from '../session.js';
 export interface ResourceVersion {
   name: string;
   version: number;
-  descriptor: { metadata?: { description?: string; labels?: Record<string, string> }; spec?: { type?: string } };
+  descriptor: {
+    metadata?: { description?: string; labels?: Record<string, string> };
+    spec?: { type?: string };
+  };
   createdAt: string;
   createdBy: string;
   deleted: boolean;
@@ -28,12 +31,21 @@ export default function Resources() {
   const list = useQuery({
     queryKey: ['resources', type, label, deleted],
     queryFn: () =>
-      api.get<{ resources: ResourceVersion[] }>(`/api/resources${query({ type, label: label.includes('=') ? label : '', deleted: deleted ? 'true' : '' })}`),
+      api.get<{ resources: ResourceVersion[] }>(
+        `/api/resources${query({ type, label: label.includes('=') ? label : '', deleted: deleted ? 'true' : '' })}`,
+      ),
   });
-  useLiveEvents(['resource.changed'], () => void client.invalidateQueries({ queryKey: ['resources'] }));
+  useLiveEvents(
+    ['resource.changed'],
+    () => void client.invalidateQueries({ queryKey: ['resources'] }),
+  );
   const shown = (list.data?.resources ?? []).filter((r) => {
     const t = text.toLowerCase();
-    return t === '' || r.name.includes(t) || (r.descriptor.metadata?.description ?? '').toLowerCase().includes(t);
+    return (
+      t === '' ||
+      r.name.includes(t) ||
+      (r.descriptor.metadata?.description ?? '').toLowerCase().includes(t)
+    );
   });
   return (
     <section>
@@ -41,7 +53,11 @@ export default function Resources() {
       <div className="row">
         <label>
           Search
-          <input value={text} onChange={(e) => setText(e.target.value)} placeholder="name or description" />
+          <input
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            placeholder="name or description"
+          />
         </label>
         <label>
           Type

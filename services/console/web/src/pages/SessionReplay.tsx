@@ -25,7 +25,10 @@ interface Step {
 
 /** A session as a timeline: tools offered → calls → decisions → approvals → results. */
 export default function SessionReplay({ id }: { id: string }) {
-  const replay = useQuery({ queryKey: ['replay', id], queryFn: () => api.get<{ steps: Step[] }>(`/api/audit/sessions/${encodeURIComponent(id)}`) });
+  const replay = useQuery({
+    queryKey: ['replay', id],
+    queryFn: () => api.get<{ steps: Step[] }>(`/api/audit/sessions/${encodeURIComponent(id)}`),
+  });
   return (
     <section>
       <p>
@@ -33,7 +36,11 @@ export default function SessionReplay({ id }: { id: string }) {
       </p>
       <h1>Session {id}</h1>
       <p>
-        <a className="button" href={`/api/audit/sessions/${encodeURIComponent(id)}/export`} download>
+        <a
+          className="button"
+          href={`/api/audit/sessions/${encodeURIComponent(id)}/export`}
+          download
+        >
           Export JSONL
         </a>
       </p>
@@ -45,10 +52,13 @@ export default function SessionReplay({ id }: { id: string }) {
               <strong>{s.type}</strong> · {time(s.occurredAt)} · {s.agent}
             </div>
             <div>{s.summary}</div>
-            {s.offeredTools.length > 0 && <div className="muted">offered: {s.offeredTools.map((t) => t.name).join(', ')}</div>}
+            {s.offeredTools.length > 0 && (
+              <div className="muted">offered: {s.offeredTools.map((t) => t.name).join(', ')}</div>
+            )}
             {s.approvalId && (
               <div className="muted">
-                approval {s.approvalId}: {enumName(s.approvalStatus, 'APPROVAL_STATUS_')} {s.decidedBy && `by ${s.decidedBy}`} {s.reason && `— ${s.reason}`}
+                approval {s.approvalId}: {enumName(s.approvalStatus, 'APPROVAL_STATUS_')}{' '}
+                {s.decidedBy && `by ${s.decidedBy}`} {s.reason && `— ${s.reason}`}
               </div>
             )}
             <details>

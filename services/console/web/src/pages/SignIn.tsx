@@ -20,7 +20,10 @@ export function SignIn({ mode }: { mode: 'dev' | 'oidc' }) {
       )}
       {mode === 'oidc' ? (
         <p>
-          <a className="button primary" href={`/auth/login?returnTo=${encodeURIComponent(returnTo)}`}>
+          <a
+            className="button primary"
+            href={`/auth/login?returnTo=${encodeURIComponent(returnTo)}`}
+          >
             Sign in with your identity provider
           </a>
         </p>
@@ -30,14 +33,27 @@ export function SignIn({ mode }: { mode: 'dev' | 'oidc' }) {
             e.preventDefault();
             api
               .post<{ redirect: string }>('/auth/dev', { user, roles })
-              .then(() => window.location.assign(returnTo.startsWith('/') && !returnTo.startsWith('//') ? returnTo : '/'))
-              .catch((err: unknown) => setProblem(err instanceof ApiError ? err.message : String(err)));
+              .then(() =>
+                window.location.assign(
+                  returnTo.startsWith('/') && !returnTo.startsWith('//') ? returnTo : '/',
+                ),
+              )
+              .catch((err: unknown) =>
+                setProblem(err instanceof ApiError ? err.message : String(err)),
+              );
           }}
         >
-          <p className="note">Local stack: no identity provider is configured, so name yourself (dev sign-in).</p>
+          <p className="note">
+            Local stack: no identity provider is configured, so name yourself (dev sign-in).
+          </p>
           <label>
             Your name
-            <input value={user} onChange={(e) => setUser(e.target.value)} autoComplete="username" required />
+            <input
+              value={user}
+              onChange={(e) => setUser(e.target.value)}
+              autoComplete="username"
+              required
+            />
           </label>
           <fieldset>
             <legend>Roles</legend>
@@ -46,7 +62,9 @@ export function SignIn({ mode }: { mode: 'dev' | 'oidc' }) {
                 <input
                   type="checkbox"
                   checked={roles.includes(role)}
-                  onChange={(e) => setRoles(e.target.checked ? [...roles, role] : roles.filter((r) => r !== role))}
+                  onChange={(e) =>
+                    setRoles(e.target.checked ? [...roles, role] : roles.filter((r) => r !== role))
+                  }
                 />
                 {role}
               </label>
