@@ -244,13 +244,13 @@ describe('e2e - the local stack', () => {
     }>(stopped.stdout);
     expect(status.healthy).toBe(false);
     expect(status.infra.every((s) => s.healthy)).toBe(true);
-    expect(status.services.map((s) => s.state)).toEqual(Array(6).fill('stopped'));
+    expect(status.services.map((s) => s.state)).toEqual(Array(7).fill('stopped'));
 
     const up = await tollgateJson<UpDoc>(['up'], { timeoutMs: 300_000 });
     expect(up.healthy).toBe(true);
-    expect(up.services.map((s) => s.action)).toEqual(Array(6).fill('started'));
+    expect(up.services.map((s) => s.action)).toEqual(Array(7).fill('started'));
     const pids = new Set(up.services.map((s) => s.pid));
-    expect(pids.size).toBe(6);
+    expect(pids.size).toBe(7);
     // The stack serves again: the tenant's tools are back.
     const tools = await tollgateJson<{ tools: unknown[] }>([
       ...as,
