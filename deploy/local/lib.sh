@@ -5,25 +5,38 @@ LOCAL_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$LOCAL_DIR/../.." && pwd)"
 STATE_ROOT="${TOLLGATE_STATE_DIR:-$REPO_ROOT/.tollgate/local}"
 CACHE_ROOT="${TOLLGATE_CACHE_DIR:-${HOME:-/tmp}/.cache/tollgate}"
-ALL_SERVERS=(nats elasticsearch ferretdb) # this order lets Elasticsearch boot while FerretDB builds
+# Every server the scripts know, in start order: the ones that only start (or install a Debian
+# package) first, so they boot while the slow builds (FerretDB, Jaeger, Directus) run.
+ALL_SERVERS=(nats elasticsearch postgres mariadb ferretdb jaeger directus)
+# What `up.sh` with no argument starts: everything the test suite needs (all of them).
+DEFAULT_SERVERS=(nats elasticsearch postgres mariadb ferretdb jaeger directus)
 
 info() { printf '[infra] %s\n' "$*"; }
 err() { printf '[infra] %s\n' "$*" >&2; }
 die() { err "$@"; exit 1; }
 
-# resolve_servers [name...]: fills SERVERS (all three when no name is given).
+# resolve_servers [name...]: fills SERVERS, in ALL_SERVERS order, without duplicates
+# (DEFAULT_SERVERS when no name is given).
 resolve_servers() {
   SERVERS=()
-  [ $# -eq 0 ] && set -- "${ALL_SERVERS[@]}"
-  local s
+  [ $# -eq 0 ] && set -- "${DEFAULT_SERVERS[@]}"
+  local s wanted=" "
   for s in "$@"; do
     case "$s" in
-      nats) SERVERS+=(nats) ;;
-      ferretdb | ferret | mongo | mongodb) SERVERS+=(ferretdb) ;;
-      elasticsearch | elastic | es) SERVERS+=(elasticsearch) ;;
-      -h | --help) die "usage: $(basename "$0") [nats|ferretdb|elasticsearch ...]" ;;
-      *) die "unknown server '$s' (known: ${ALL_SERVERS[*]})" ;;
+      nats) s=nats ;;
+      ferretdb | ferret | mongo | mongodb) s=ferretdb ;;
+      elasticsearch | elastic | es) s=elasticsearch ;;
+      postgres | postgresql | pg) s=postgres ;;
+      mariadb | mysql) s=mariadb ;;
+      directus) s=directus ;;
+      jaeger) s=jaeger ;;
+      -h | --help) die "usage: $(basename "$0") [$(IFS='|' && printf '%s' "${ALL_SERVERS[*]}") ...] (aliases: mongo, es, pg, mysql)" ;;
+      *) die "unknown server '$s' (known: ${ALL_SERVERS[*]}; aliases: mongo, es, pg, mysql)" ;;
     esac
+    wanted+="$s "
+  done
+  for s in "${ALL_SERVERS[@]}"; do
+    if [[ "$wanted" == *" $s "* ]]; then SERVERS+=("$s"); fi
   done
 }
 
@@ -54,6 +67,64 @@ world_searchable() {
     fi
     d="$(dirname "$d")"
   done
+}
+
+# private_state_dir NAME: where NAME keeps files that an unprivileged server user must reach:
+# <state>/NAME/data, or, as root with a state folder under a private folder (such as /root),
+# /var/tmp/tollgate-<hash of state root>/NAME.
+private_state_dir() {
+  if [ "$(id -u)" -eq 0 ] && ! world_searchable "$STATE_ROOT/$1"; then
+    printf '/var/tmp/tollgate-%s/%s' "$(printf '%s' "$STATE_ROOT" | sha256sum | cut -c1-8)" "$1"
+  else
+    printf '%s/data' "$(state_dir "$1")"
+  fi
+}
+
+# ensure_system_user NAME USER WHY: as root, creates system user USER if missing.
+ensure_system_user() {
+  id "$2" >/dev/null 2>&1 && return 0
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$2" \
+    || die "$1: could not create system user $2 ($3)"
+  info "$1: created system user $2 ($3)"
+}
+
+# run_as_cmd USER: prints (one word a line) the setpriv prefix that runs a command as USER.
+run_as_cmd() {
+  printf '%s\n' setpriv "--reuid=$1" "--regid=$(id -g "$1")" --init-groups
+}
+
+# apt_install NAME PACKAGE...: installs Debian packages, without letting their maintainer
+# scripts start the system's own copy of the service (which would take the default port).
+apt_install() {
+  local name="$1" started guard=""
+  shift
+  command -v apt-get >/dev/null || die "$name: $* not installed; install it with your package manager (Debian/Ubuntu: apt-get install $*)"
+  [ "$(id -u)" -eq 0 ] || die "$name: $* not installed; run: sudo apt-get install -y $*"
+  started="$(date +%s)"
+  info "$name: installing Debian package(s) $* (log: $(provision_log "$name"))"
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    guard=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\n# written by deploy/local during apt-get install, removed after it\nexit 101\n' >"$guard"
+    chmod 755 "$guard"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  local rc=0
+  run_logged "$name" "apt-get install $*" apt-get install -y --no-install-recommends "$@" \
+    || { run_logged "$name" "apt-get update" apt-get update && run_logged "$name" "apt-get install $*" apt-get install -y --no-install-recommends "$@"; } \
+    || rc=1
+  if [ -n "$guard" ]; then rm -f "$guard"; fi
+  [ "$rc" -eq 0 ] || die "$name: could not install $*"
+  info "$name: installed $* in $(($(date +%s) - started))s"
+}
+
+# random_secret: 32 URL-safe random characters (no quoting needed in URLs, env files or SQL).
+random_secret() {
+  head -c 24 /dev/urandom | base64 | tr '+/' '-_'
+}
+
+# env_value FILE KEY: prints KEY's value from a KEY=VALUE file (nothing if absent).
+env_value() {
+  [ -f "$1" ] && sed -n "s/^$2=//p" "$1" | head -n 1
 }
 
 # server_pid NAME: prints the pid from the pid file if that process is alive and is ours.
@@ -141,14 +212,16 @@ run_logged() {
 
 # stop_server NAME: SIGTERM to the process group, then SIGKILL after NAME_stop_timeout seconds.
 stop_server() {
-  local name="$1" pid waited=0 limit
+  local name="$1" pid waited=0 limit sig
   if ! pid="$(server_pid "$name")"; then
     rm -f "$(pid_file "$name")"
     info "$name: not running"
     return 0
   fi
   limit="$("${name}_stop_timeout")"
-  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+  sig=TERM # a server may ask for another signal (PostgreSQL: INT, its fast shutdown)
+  if declare -F "${name}_stop_signal" >/dev/null; then sig="$("${name}_stop_signal")"; fi
+  kill "-$sig" -- "-$pid" 2>/dev/null || kill "-$sig" "$pid" 2>/dev/null || true
   while kill -0 -- "-$pid" 2>/dev/null && [ "$waited" -lt "$limit" ]; do
     sleep 1
     waited=$((waited + 1))
@@ -169,3 +242,11 @@ source "$LOCAL_DIR/nats.sh"
 source "$LOCAL_DIR/ferretdb.sh"
 # shellcheck source=elasticsearch.sh
 source "$LOCAL_DIR/elasticsearch.sh"
+# shellcheck source=postgres.sh
+source "$LOCAL_DIR/postgres.sh"
+# shellcheck source=mariadb.sh
+source "$LOCAL_DIR/mariadb.sh"
+# shellcheck source=jaeger.sh
+source "$LOCAL_DIR/jaeger.sh"
+# shellcheck source=directus.sh
+source "$LOCAL_DIR/directus.sh"

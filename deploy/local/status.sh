@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One line per server; exit 0 only if all selected servers are healthy: status.sh [nats|ferretdb|elasticsearch ...]
+# One line per server; exit 0 only if all selected servers are healthy: status.sh [SERVER ...] (no argument: DEFAULT_SERVERS)
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -14,6 +14,6 @@ for s in "${SERVERS[@]}"; do
   else
     state=stopped pid=- health=- rc=1
   fi
-  printf '[infra] %-14s %-8s pid=%-8s %-26s %s\n' "$s" "$state" "$pid" "$("${s}_addr")" "$health"
+  printf '[infra] %-14s %-8s pid=%-8s %-36s %s\n' "$s" "$state" "$pid" "$("${s}_addr")" "$health"
 done
 exit "$rc"

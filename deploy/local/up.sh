@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Provision (first run only), start and health-check the local servers: up.sh [nats|ferretdb|elasticsearch ...]
+# Provision (first run only), start and health-check the local servers: up.sh [SERVER ...]
+# (no argument: DEFAULT_SERVERS in lib.sh; names: nats ferretdb elasticsearch postgres mariadb jaeger directus)
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -11,7 +12,7 @@ begin="$(date +%s)"
 declare -A deadline=() was_running=()
 failed=0
 
-# Phase 1: provision and start whatever is not running (Elasticsearch boots while FerretDB builds).
+# Phase 1: provision and start whatever is not running (servers boot while later ones build).
 for s in "${SERVERS[@]}"; do
   mkdir -p "$(state_dir "$s")"
   if server_pid "$s" >/dev/null; then
