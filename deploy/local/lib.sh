@@ -124,7 +124,7 @@ random_secret() {
 
 # env_value FILE KEY: prints KEY's value from a KEY=VALUE file (nothing if absent).
 env_value() {
-  [ -f "$1" ] && sed -n "s/^$2=//p" "$1" | head -n 1
+  if [ -f "$1" ]; then sed -n "s/^$2=//p" "$1" | head -n 1; fi
 }
 
 # server_pid NAME: prints the pid from the pid file if that process is alive and is ours.

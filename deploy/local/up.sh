@@ -35,6 +35,7 @@ for s in "${SERVERS[@]}"; do
     deadline[$s]=$(($(date +%s) + $("${s}_timeout")))
     info "$s: starting (log: $(log_file "$s"))"
   else
+    err "$s: not started (provisioning or start failed, exit code $rc)"
     failed=1
   fi
 done
