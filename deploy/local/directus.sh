@@ -132,7 +132,7 @@ directus_provision() {
   touch "$dir/.bootstrapped"
   # setup.mjs talks to the REST API, so run the server for it once, on the port checked free.
   printf '\n==== %s setup server\n' "$(date -u +%FT%TZ)" >>"$(provision_log directus)"
-  (cd "$dir" && exec env CONFIG_PATH="$dir/directus.env" node "$(directus_cli)" start >>"$(provision_log directus)" 2>&1 </dev/null) &
+  (cd "$dir" && exec env CONFIG_PATH="$dir/directus.env" node "$(directus_cli)" start >>"$(provision_log directus)" 2>&1 </dev/null 9>&-) &
   pid=$!
   until directus_healthy; do
     if ! kill -0 "$pid" 2>/dev/null || [ "$waited" -ge 90 ]; then

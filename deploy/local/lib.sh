@@ -180,7 +180,8 @@ start_background() {
   shift
   log="$(log_file "$name")"
   printf '\n==== %s start %s\n' "$(date -u +%FT%TZ)" "$*" >>"$log"
-  (cd "$(state_dir "$name")" && exec setsid "$@" >>"$log" 2>&1 </dev/null) &
+  # 9>&-: the server must not inherit up.sh's lock (it would hold it for as long as it runs).
+  (cd "$(state_dir "$name")" && exec setsid "$@" >>"$log" 2>&1 </dev/null 9>&-) &
   pid=$!
   printf '%s\n' "$pid" >"$(pid_file "$name")"
 }

@@ -105,7 +105,7 @@ mariadb_provision() {
   # ran install-db may log in through it as root, by unix_socket authentication).
   pw="$(random_secret)"
   printf '\n==== %s setup server\n' "$(date -u +%FT%TZ)" >>"$(provision_log mariadb)"
-  my_as_server mariadbd --defaults-file="$home/my.cnf" --skip-networking >>"$(provision_log mariadb)" 2>&1 &
+  my_as_server mariadbd --defaults-file="$home/my.cnf" --skip-networking >>"$(provision_log mariadb)" 2>&1 9>&- &
   pid=$!
   until mariadb-admin --no-defaults --socket="$(my_socket)" -u "$os_user" ping >/dev/null 2>&1; do
     if ! kill -0 "$pid" 2>/dev/null || [ "$waited" -ge 60 ]; then

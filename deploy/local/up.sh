@@ -7,6 +7,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 resolve_servers "$@"
 require_cmd infra curl "install curl (apt-get install curl)"
 require_cmd infra setsid "install util-linux"
+require_cmd infra flock "install util-linux"
+
+# One up.sh at a time per state folder: two would provision the same cluster or datadir at once.
+mkdir -p "$STATE_ROOT"
+exec 9>"$STATE_ROOT/.up.lock"
+if ! flock -n 9; then
+  info "up: another up.sh is working on $STATE_ROOT; waiting for it"
+  flock 9
+fi
 
 begin="$(date +%s)"
 declare -A deadline=() was_running=()
