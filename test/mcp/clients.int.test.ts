@@ -150,3 +150,53 @@ describe('mcp clients - changes', () => {
     }
   });
 });
+
+describe('mcp clients - version negotiation', () => {
+  it('mcp clients - a negotiating client probes server/discover and settles on 2026-07-28', async () => {
+    const token = await s.as.clientToken(CLIENTS.support, s.url.href);
+    const auto = new ClientV2(
+      { name: 'negotiating', version: '2.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    await auto.connect(
+      new TransportV2(s.url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
+    try {
+      expect(auto.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      expect(auto.getServerVersion()).toMatchObject({ name: 'tollgate' });
+      expect((await auto.listTools()).tools.length).toBeGreaterThan(0);
+    } finally {
+      await auto.close();
+    }
+  });
+
+  it('mcp clients - a 2025 client asking for an unknown version is answered with one the server speaks', async () => {
+    const token = await s.as.clientToken(CLIENTS.support, s.url.href);
+    const res = await fetch(s.url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2024-01-01',
+          capabilities: {},
+          clientInfo: { name: 'old', version: '0' },
+        },
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toMatch(/^mcp-[0-9a-f]{32}\.[0-9a-f]{32}$/);
+    const text = await res.text();
+    const body = JSON.parse(text.startsWith('{') ? text : text.replace(/^[\s\S]*?data: /, '')) as {
+      result: { protocolVersion: string; capabilities: { tools?: unknown } };
+    };
+    expect(['2025-11-25', '2025-06-18']).toContain(body.result.protocolVersion);
+    expect(body.result.capabilities.tools).toEqual({ listChanged: true });
+  });
+});
