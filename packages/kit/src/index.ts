@@ -1,4 +1,11 @@
-export { ConfigError, cfg, commonConfig, loadConfig, mongoConfig } from './config/config.js';
+export {
+  ConfigError,
+  DEV_ISSUER_FILE,
+  cfg,
+  commonConfig,
+  loadConfig,
+  mongoConfig,
+} from './config/config.js';
 export type { ConfigField, ConfigOf, ConfigSpec } from './config/config.js';
 export { REDACTED_PATHS, createLogger } from './log/logger.js';
 export type { Logger, LoggerOptions } from './log/logger.js';

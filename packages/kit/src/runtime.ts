@@ -1,8 +1,16 @@
 import { Server } from '@grpc/grpc-js';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { TokenVerifier } from '@tollgate/core';
 import { serveHealth } from '@tollgate/contracts';
 import type { HealthReporter } from '@tollgate/contracts';
-import { ConfigError, commonConfig, loadConfig, mongoConfig } from './config/config.js';
+import { tokenVerifierFor } from './auth/issuers.js';
+import {
+  ConfigError,
+  DEV_ISSUER_FILE,
+  commonConfig,
+  loadConfig,
+  mongoConfig,
+} from './config/config.js';
 import type { ConfigOf, ConfigSpec } from './config/config.js';
 import { createLogger } from './log/logger.js';
 import type { Logger } from './log/logger.js';
@@ -21,6 +29,11 @@ export interface ServiceRuntime<C> {
   name: string;
   config: C & BaseConfig;
   logger: Logger;
+  /**
+   * Verifies callers' tokens: the issuers of `TOLLGATE_TRUSTED_ISSUERS_FILE`, or — when it is
+   * unset (local development) — the dev issuer at `DEV_ISSUER_FILE`, created on first use.
+   */
+  verifier: TokenVerifier;
   nc: NatsConnection;
   /** Present when the service asked for Mongo. */
   mongo: MongoHandle | undefined;
@@ -42,8 +55,9 @@ export interface BootOptions<S extends ConfigSpec> {
 }
 
 /**
- * Boots a service: typed config (one error listing every problem), JSON logs, telemetry,
- * NATS, optional Mongo, gRPC with health; SIGTERM stops gRPC, drains NATS and closes Mongo.
+ * Boots a service: typed config (one error listing every problem), JSON logs, the token
+ * verifier, telemetry, NATS, optional Mongo, gRPC with health; SIGTERM stops gRPC, drains NATS
+ * and closes Mongo.
  */
 export async function bootService<S extends ConfigSpec>(options: BootOptions<S>): Promise<void> {
   const env = options.env ?? process.env;
@@ -70,6 +84,7 @@ export async function bootService<S extends ConfigSpec>(options: BootOptions<S>)
     logger,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     start: async (lifecycle) => {
+      const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUER_FILE, logger);
       const telemetry = startTelemetry({ service: options.name, env });
       lifecycle.add('telemetry', () => telemetry.shutdown());
       let mongo: MongoHandle | undefined;
@@ -86,6 +101,7 @@ export async function bootService<S extends ConfigSpec>(options: BootOptions<S>)
         name: options.name,
         config,
         logger,
+        verifier,
         nc,
         mongo,
         grpcServer,

@@ -1,8 +1,5 @@
 import { cfg } from '@tollgate/kit';
 
-/** Where the dev issuer's keys live when no trusted-issuers file is configured. */
-export const DEV_ISSUER_FILE = '.tollgate/dev-issuer.json';
-
 /** The audit service's own settings, on top of the common ones. */
 export const auditConfig = {
   durable: cfg.string(
@@ -51,10 +48,5 @@ export const auditConfig = {
     8_192,
     256,
     1_048_576,
-  ),
-  trustedIssuersFile: cfg.string(
-    'TOLLGATE_TRUSTED_ISSUERS_FILE',
-    `token issuers trusted for gRPC callers (JSON); unset: the dev issuer in ${DEV_ISSUER_FILE}`,
-    '',
   ),
 };

@@ -1,6 +1,6 @@
 export { AuditTrail } from './audit.js';
 export { registerAuditApi } from './api.js';
-export { DEV_ISSUER_FILE, auditConfig } from './config.js';
+export { auditConfig } from './config.js';
 export { canonicalJson } from './chain/canonical.js';
 export { ChainWalk, GENESIS, linkRecords, recordHash } from './chain/chain.js';
 export type { ChainBreak, ChainHead } from './chain/chain.js';

@@ -1,7 +1,7 @@
-import { bootService, ensureEventStream, tokenVerifierFor, serviceEndpoints } from '@tollgate/kit';
+import { bootService, ensureEventStream, serviceEndpoints } from '@tollgate/kit';
 import { registerAuditApi } from './api.js';
 import { AuditTrail } from './audit.js';
-import { DEV_ISSUER_FILE, auditConfig } from './config.js';
+import { auditConfig } from './config.js';
 import { AuditIngest } from './ingest/ingest.js';
 import { AuditStore } from './store.js';
 
@@ -10,9 +10,8 @@ await bootService({
   config: auditConfig,
   grpcAddress: serviceEndpoints.audit,
   mongo: true,
-  async start({ nc, mongo, config, logger, grpcServer, lifecycle }) {
+  async start({ nc, mongo, config, logger, grpcServer, lifecycle, verifier }) {
     if (!mongo) throw new Error('audit needs MongoDB');
-    const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUER_FILE, logger);
     const store = new AuditStore(mongo.db);
     await store.ensureIndexes();
     await ensureEventStream(nc);

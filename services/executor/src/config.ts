@@ -1,15 +1,7 @@
 import { cfg, credentialNamespacesConfig } from '@tollgate/kit';
 
-/** Where the dev issuer's keys are created when no trusted-issuers file is configured. */
-export const DEV_ISSUER_FILE = '.tollgate/dev-issuer.json';
-
 /** The executor's own settings, on top of the common ones. */
 export const executorConfig = {
-  trustedIssuersFile: cfg.string(
-    'TOLLGATE_TRUSTED_ISSUERS_FILE',
-    `trusted token issuers: [{ issuer, keys }] or an issuer key file (empty: a dev issuer at ${DEV_ISSUER_FILE})`,
-    '',
-  ),
   cursorKey: cfg.secret(
     'TOLLGATE_CURSOR_KEY',
     'key sealing pagination cursors; give every executor instance the same one (empty: a random key per process)',

@@ -2,7 +2,7 @@ export { MAX_REQUEST_BYTES, serveExecutor } from './api.js';
 export type { ApiOptions, ExecutorApi } from './api.js';
 export { CALL_ID, deadlineOf } from './call-trail.js';
 export type { CallPhase, CallTrail, SavedQueryUse, Stage } from './call-trail.js';
-export { DEV_ISSUER_FILE, executorConfig } from './config.js';
+export { executorConfig } from './config.js';
 export { Executor } from './executor.js';
 export type { CallInput, ExecutorDeps, ExecutorSettings } from './executor.js';
 export { Authenticator } from './pipeline/authenticate.js';

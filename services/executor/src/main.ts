@@ -5,10 +5,9 @@ import {
   announceCredentialNamespaces,
   bootService,
   createCredentialResolver,
-  tokenVerifierFor,
   serviceEndpoints,
 } from '@tollgate/kit';
-import { DEV_ISSUER_FILE, executorConfig } from './config.js';
+import { executorConfig } from './config.js';
 import { startExecutor } from './service.js';
 
 await bootService({
@@ -16,8 +15,7 @@ await bootService({
   config: executorConfig,
   grpcAddress: serviceEndpoints.executor,
   mongo: false,
-  async start({ config, logger, nc, lifecycle }) {
-    const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUER_FILE, logger);
+  async start({ config, logger, nc, lifecycle, verifier }) {
     announceCredentialNamespaces(logger, config.credentialNamespaces);
     let cursorKey = config.cursorKey;
     if (cursorKey === '') {

@@ -1,10 +1,7 @@
 /**
  * The MCP front end's settings (on top of the common ones), from the environment.
  */
-import { cfg } from '@tollgate/kit';
-
-/** Where the dev issuer's keys live when no gateway issuer key is configured. */
-export const DEV_ISSUER_FILE = '.tollgate/dev-issuer.json';
+import { DEV_ISSUER_FILE, cfg } from '@tollgate/kit';
 
 export const mcpConfig = {
   httpAddr: cfg.string(
@@ -21,11 +18,6 @@ export const mcpConfig = {
   identityFile: cfg.string(
     'TOLLGATE_MCP_IDENTITY_FILE',
     'JSON: authorization servers (issuer, JWKS), required scopes and the claim rules that map a token to a principal; unset: Tollgate agent tokens only',
-    '',
-  ),
-  trustedIssuersFile: cfg.string(
-    'TOLLGATE_TRUSTED_ISSUERS_FILE',
-    `issuers of Tollgate agent tokens accepted from clients (JSON); unset: the dev issuer in ${DEV_ISSUER_FILE}`,
     '',
   ),
   issuerKeyFile: cfg.string(

@@ -22,4 +22,4 @@ export type { AuthorizationServer, ClaimRule, IdentitySettings } from './identit
 export { SessionIds, tokenSession } from './http/sessions.js';
 export { PrincipalRateLimiter } from './http/rate-limit.js';
 export { callerIp, metadataPath } from './http/edge.js';
-export { DEV_ISSUER_FILE, mcpConfig } from './config.js';
+export { mcpConfig } from './config.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { bootService, ensureDevIssuer, serviceEndpoints, tokenVerifierFor } from '@tollgate/kit';
-import { DEV_ISSUER_FILE, mcpConfig } from './config.js';
+import { DEV_ISSUER_FILE, bootService, ensureDevIssuer, serviceEndpoints } from '@tollgate/kit';
+import { mcpConfig } from './config.js';
 import { loadIdentity, loadIssuerKeys, splitList } from './settings.js';
 import { startMcpService } from './service.js';
 
@@ -9,8 +9,7 @@ await bootService({
   config: mcpConfig,
   grpcAddress: serviceEndpoints.mcp,
   mongo: false,
-  async start({ nc, config, logger, lifecycle }) {
-    const agentTokens = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUER_FILE, logger);
+  async start({ nc, config, logger, lifecycle, verifier: agentTokens }) {
     const issuerKeys =
       config.issuerKeyFile !== ''
         ? await loadIssuerKeys(config.issuerKeyFile)

@@ -1,15 +1,7 @@
 import { buckets, cfg } from '@tollgate/kit';
 
-/** Where the dev issuer's keys are created when no trusted-issuers file is configured. */
-export const DEV_ISSUER_FILE = '.tollgate/dev-issuer.json';
-
 /** The policy service's own settings, on top of the common ones. */
 export const policyConfig = {
-  trustedIssuersFile: cfg.string(
-    'TOLLGATE_TRUSTED_ISSUERS_FILE',
-    `trusted token issuers: [{ issuer, keys }] or an issuer key file (empty: a dev issuer at ${DEV_ISSUER_FILE})`,
-    '',
-  ),
   approvalTtlMs: cfg.int(
     'TOLLGATE_APPROVAL_TTL_MS',
     'how long an approval can be decided when approval.requested names no expiry, ms',

@@ -31,7 +31,7 @@ export { TenantDeciders } from './bundles/deciders.js';
 export { BundleCompileError, BundlePublisher } from './bundles/publisher.js';
 export type { PublishedBundle } from './bundles/publisher.js';
 export { RebuildScheduler } from './bundles/scheduler.js';
-export { DEV_ISSUER_FILE, policyConfig } from './config.js';
+export { policyConfig } from './config.js';
 export { AccessControl, ROLES } from './declarations/access.js';
 export type { ServiceRole } from './declarations/access.js';
 export { Declarations } from './declarations/declarations.js';

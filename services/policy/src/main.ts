@@ -1,6 +1,6 @@
-import { bootService, tokenVerifierFor, serviceEndpoints } from '@tollgate/kit';
+import { bootService, serviceEndpoints } from '@tollgate/kit';
 import { registerPolicyApi } from './api/api.js';
-import { DEV_ISSUER_FILE, policyConfig } from './config.js';
+import { policyConfig } from './config.js';
 import { startPolicyService } from './service.js';
 
 await bootService({
@@ -8,8 +8,7 @@ await bootService({
   config: policyConfig,
   grpcAddress: serviceEndpoints.policy,
   mongo: true,
-  async start({ config, logger, nc, mongo, grpcServer, lifecycle }) {
-    const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUER_FILE, logger);
+  async start({ config, logger, nc, mongo, grpcServer, lifecycle, verifier }) {
     const parts = await startPolicyService({
       db: (mongo as NonNullable<typeof mongo>).db,
       nc,

@@ -1,15 +1,7 @@
 import { cfg, credentialNamespacesConfig } from '@tollgate/kit';
 
-/** Where the dev issuer's keys are created when no trusted-issuers file is configured. */
-export const DEV_ISSUER_FILE = '.tollgate/dev-issuer.json';
-
 /** The registry's own settings, on top of the common ones. */
 export const registryConfig = {
-  trustedIssuersFile: cfg.string(
-    'TOLLGATE_TRUSTED_ISSUERS_FILE',
-    `trusted token issuers: [{ issuer, keys }] or an issuer key file (empty: a dev issuer at ${DEV_ISSUER_FILE})`,
-    '',
-  ),
   draftTtlMs: cfg.int(
     'TOLLGATE_REGISTRY_DRAFT_TTL_MS',
     'how long a draft can be confirmed, ms',

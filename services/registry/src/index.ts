@@ -2,7 +2,7 @@ export { registerRegistryApi } from './api.js';
 export type { RegistryApiDeps } from './api.js';
 export { Catalog } from './catalog.js';
 export type { CatalogPage, CatalogQuery } from './catalog.js';
-export { DEV_ISSUER_FILE, registryConfig } from './config.js';
+export { registryConfig } from './config.js';
 export { diffDocuments } from './diff.js';
 export type { DiffEntry } from './diff.js';
 export { DraftStore } from './draft-store.js';

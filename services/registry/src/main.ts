@@ -4,11 +4,10 @@ import {
   announceCredentialNamespaces,
   bootService,
   createCredentialResolver,
-  tokenVerifierFor,
   serviceEndpoints,
 } from '@tollgate/kit';
 import { registerRegistryApi } from './api.js';
-import { DEV_ISSUER_FILE, registryConfig } from './config.js';
+import { registryConfig } from './config.js';
 import { startRegistry } from './service.js';
 
 await bootService({
@@ -16,8 +15,7 @@ await bootService({
   config: registryConfig,
   grpcAddress: serviceEndpoints.registry,
   mongo: true,
-  async start({ config, logger, nc, mongo, grpcServer, lifecycle }) {
-    const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUER_FILE, logger);
+  async start({ config, logger, nc, mongo, grpcServer, lifecycle, verifier }) {
     announceCredentialNamespaces(logger, config.credentialNamespaces);
     const connectors = createConnectorRegistry([elasticsearchConnector]);
     const parts = await startRegistry({

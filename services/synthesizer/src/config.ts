@@ -3,15 +3,7 @@
  */
 import { cfg, credentialNamespacesConfig } from '@tollgate/kit';
 
-/** Where the dev issuer's keys live when no trusted-issuers file is configured. */
-export const DEV_ISSUER_FILE = '.tollgate/dev-issuer.json';
-
 export const synthesizerConfig = {
-  trustedIssuersFile: cfg.string(
-    'TOLLGATE_TRUSTED_ISSUERS_FILE',
-    `token issuers trusted for callers (JSON); unset: the dev issuer in ${DEV_ISSUER_FILE}`,
-    '',
-  ),
   memoryGrpcAddr: cfg.string(
     'TOLLGATE_MEMORY_GRPC_ADDR',
     'memory service address for ranking preferences; unset: rank without preferences',

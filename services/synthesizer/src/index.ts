@@ -38,4 +38,4 @@ export {
   serveSynthesizerBus,
 } from './api.js';
 export type { ApiDeps } from './api.js';
-export { DEV_ISSUER_FILE, synthesizerConfig } from './config.js';
+export { synthesizerConfig } from './config.js';

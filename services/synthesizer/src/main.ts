@@ -1,7 +1,7 @@
 import { createClient } from '@tollgate/contracts';
 import { MemoryService } from '@tollgate/contracts/memory/v1';
-import { bootService, tokenVerifierFor, serviceEndpoints } from '@tollgate/kit';
-import { DEV_ISSUER_FILE, synthesizerConfig } from './config.js';
+import { bootService, serviceEndpoints } from '@tollgate/kit';
+import { synthesizerConfig } from './config.js';
 import { MemoryPreferences, noPreferences } from './preferences.js';
 import { startSynthesizer } from './service.js';
 
@@ -10,8 +10,7 @@ await bootService({
   config: synthesizerConfig,
   grpcAddress: serviceEndpoints.synthesizer,
   mongo: false,
-  async start({ nc, config, logger, grpcServer, lifecycle }) {
-    const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUER_FILE, logger);
+  async start({ nc, config, logger, grpcServer, lifecycle, verifier }) {
     let preferences = noPreferences;
     if (config.memoryGrpcAddr !== '') {
       const client = createClient(MemoryService, config.memoryGrpcAddr);

@@ -147,13 +147,21 @@ export const cfg = {
   },
 };
 
-/** Settings every service shares: where NATS and MongoDB are, and the log level. */
+/** Where the dev issuer's keys are created when no trusted-issuers file is configured. */
+export const DEV_ISSUER_FILE = '.tollgate/dev-issuer.json';
+
+/** Settings every service shares: where NATS is, whose tokens to trust, the log level. */
 export const commonConfig = {
   natsUrl: cfg.url(
     'TOLLGATE_NATS_URL',
     'NATS server URL',
     ['nats', 'tls'],
     'nats://127.0.0.1:4222',
+  ),
+  trustedIssuersFile: cfg.string(
+    'TOLLGATE_TRUSTED_ISSUERS_FILE',
+    `trusted token issuers: [{ issuer, keys }] or an issuer key file (empty: a dev issuer at ${DEV_ISSUER_FILE})`,
+    '',
   ),
   logLevel: cfg.oneOf(
     'TOLLGATE_LOG_LEVEL',
