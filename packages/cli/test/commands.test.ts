@@ -153,3 +153,17 @@ describe('cli - command line', () => {
     ]);
   });
 });
+
+describe('cli - memory --fix', () => {
+  it('cli - --fix takes name=value pairs, JSON where the value is JSON, text otherwise', async () => {
+    const { fixedValues } = await import('../src/commands/memory.js');
+    expect(fixedValues(['limit=5', 'status=shipped', 'ids=["a","b"]', 'note=a=b'])).toEqual({
+      limit: 5,
+      status: 'shipped',
+      ids: ['a', 'b'],
+      note: 'a=b',
+    });
+    expect(() => fixedValues(['=5'])).toThrow(/expected name=value/);
+    expect(() => fixedValues(['limit'])).toThrow(/expected name=value/);
+  });
+});

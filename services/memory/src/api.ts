@@ -123,6 +123,7 @@ export function memoryServiceImpl(
       const candidate = await memory.candidates.confirm(principal, req.id, {
         name: req.name,
         description: req.description,
+        fixed: req.fixed ?? {},
       });
       return { candidate: candidateMessage(candidate) };
     },

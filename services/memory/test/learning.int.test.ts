@@ -139,10 +139,15 @@ describe('learning - from call.completed', () => {
       arguments: {
         filters: [{ field: 'id', op: 'eq', value: null }],
         fields: ['amount', 'created_at', 'id'],
-        limit: 5,
+        // A value the agent repeated is still a parameter: only a person fixes one.
+        limit: null,
       },
-      parameters: [{ name: 'id', path: '/filters/0/value', type: 'string' }],
+      parameters: [
+        { name: 'id', path: '/filters/0/value', type: 'string' },
+        { name: 'limit', path: '/limit', type: 'integer' },
+      ],
     });
+    expect(JSON.stringify(candidate.proposal)).not.toMatch(/o-\d/);
     expect(candidate.evidenceCallIds).toHaveLength(3);
     const thirdCall = third!.payload.case === 'callCompleted' ? third!.payload.value.callId : '';
     expect(candidate.evidenceCallIds).toContain(thirdCall);
@@ -151,7 +156,10 @@ describe('learning - from call.completed', () => {
 
     // Derived preferences of auto-write kinds are in effect for alice, not for bob.
     const botForAlice = await h.client({ agent: 'bot', user: 'alice' });
-    const prefs = (await botForAlice.listPreferences({})).preferences;
+    const prefs = await eventually(async () => {
+      const { preferences } = await botForAlice.listPreferences({});
+      return preferences.length === 2 ? preferences : undefined;
+    });
     expect(prefs.map((p) => [p.key, p.status, p.source]).sort()).toEqual([
       ['frequent_resource:es_orders', PreferenceStatus.ACTIVE, PreferenceSource.DERIVED],
       ['preferred_fields:es_orders_search', PreferenceStatus.ACTIVE, PreferenceSource.DERIVED],
@@ -272,10 +280,12 @@ describe('learning - from call.completed', () => {
       [1, 2, 3].map((i) => ({ user: 'erin', args: byId(`e-${i}`) })),
     );
     const botForErin = await h.client({ agent: 'bot', user: 'erin' });
-    const frequent = (await botForErin.listPreferences({})).preferences.find(
-      (p) => p.key === 'frequent_resource:es_orders',
+    // Counting a use and writing what it taught are two steps: wait for the second.
+    const frequent = await eventually(async () =>
+      (await botForErin.listPreferences({})).preferences.find(
+        (p) => p.key === 'frequent_resource:es_orders',
+      ),
     );
-    expect(frequent).toBeDefined();
     await botForErin.forgetPreference({ id: frequent!.id });
     await publishAndLearn(
       h,
@@ -322,9 +332,12 @@ describe('learning - the gate policy', () => {
     const botForAlice = await h.client({ agent: 'bot', user: 'alice' });
     expect((await botForAlice.listPreferences({})).preferences).toEqual([]);
     const consoleAlice = await h.client({ agent: 'console', user: 'alice' });
-    const { candidates } = await consoleAlice.listCandidates({
-      agent: 'bot',
-      kind: CandidateKind.PREFERENCE,
+    const candidates = await eventually(async () => {
+      const list = await consoleAlice.listCandidates({
+        agent: 'bot',
+        kind: CandidateKind.PREFERENCE,
+      });
+      return list.candidates.length === 2 ? list.candidates : undefined;
     });
     expect(candidates.map((c) => c.summary).sort()).toEqual([
       'Prefers fields amount, created_at, id for es_orders_search.',

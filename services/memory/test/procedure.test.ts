@@ -55,7 +55,10 @@ describe('procedure - extraction', () => {
       permissions: ['es_customers.get', 'es_orders.search'],
       failureHandling: expect.stringContaining('Stop at the first step that fails') as string,
     });
-    expect(p.content.description).toContain('"Find order ORD-1000 and its customer"');
+    // The session's own words (which a client writes) never become the skill's description.
+    expect(p.content.description).toBe(
+      'Runs es_orders_search, then es_customers_get, as a session that succeeded did.',
+    );
     expect(p.name).toBe('es_orders_search_then_es_customers_get');
     expect(p.signal).toMatch(/^skill:[0-9a-f]{64}$/);
     const problems = new Problems();
@@ -90,11 +93,13 @@ describe('procedure - extraction', () => {
       ]),
     );
     expect(p.content.steps[1]?.bindings).toEqual({ '/id': 'inputs.customer_id' });
-    // A size is never an input or a binding.
-    expect(p.content.steps[0]?.arguments).toMatchObject({ limit: 5 });
+    // A size is an input too (only a person fixes it), never a binding to a result.
+    expect(p.content.steps[0]?.arguments).toMatchObject({ limit: null });
+    expect(p.content.steps[0]?.bindings).toMatchObject({ '/limit': 'inputs.limit' });
+    expect(p.content.inputs.map((i) => i.name)).toEqual(['customer_id', 'limit']);
   });
 
-  it('procedure - list values are bound item by item to what earlier results hold', () => {
+  it('procedure - a list value found whole in earlier results is bound item by item; otherwise it is an input', () => {
     const p = proposal(
       snapshot('the customers of paid orders', [
         {
@@ -111,12 +116,33 @@ describe('procedure - extraction', () => {
         },
       ]),
     );
+    // C-9 is in no result: the list is the caller's, not something to keep.
     expect(p.content.steps[1]).toMatchObject({
+      bindings: { '/filters/0/value': 'inputs.id' },
+      arguments: { filters: [{ field: 'id', op: 'in', value: null }] },
+    });
+    const bound = proposal(
+      snapshot('the customers of paid orders', [
+        {
+          tool: 'es_orders_search',
+          args: { filters: [{ field: 'status', op: 'eq', value: 'paid' }] },
+          data: [
+            { id: 'ORD-1', customer_id: 'C-1' },
+            { id: 'ORD-2', customer_id: 'C-2' },
+          ],
+        },
+        {
+          tool: 'es_customers_search',
+          args: { filters: [{ field: 'id', op: 'in', value: ['C-1', 'C-2'] }] },
+        },
+      ]),
+    );
+    expect(bound.content.steps[1]).toMatchObject({
       bindings: {
         '/filters/0/value/0': 'steps.step_1/0/customer_id',
         '/filters/0/value/1': 'steps.step_1/1/customer_id',
       },
-      arguments: { filters: [{ field: 'id', op: 'in', value: [null, null, 'C-9'] }] },
+      arguments: { filters: [{ field: 'id', op: 'in', value: [null, null] }] },
     });
   });
 

@@ -95,7 +95,7 @@ describe('shape - argument shape', () => {
 });
 
 describe('shape - saved query proposal', () => {
-  it('shape - varying values become parameters, constant ones stay fixed', () => {
+  it('shape - every value becomes a parameter; the name says which varied', () => {
     const latest = argumentShape(byId('o-3'));
     const proposal = proposeSavedQuery(
       'es_orders_search',
@@ -105,20 +105,21 @@ describe('shape - saved query proposal', () => {
     );
     expect(proposal).toEqual({
       name: 'es_orders_search_by_id',
-      description: expect.stringContaining('id supplied by the caller') as string,
+      description: expect.stringContaining('id, limit supplied by the caller') as string,
       tool: 'es_orders_search',
       arguments: {
         filters: [{ field: 'id', op: 'eq', value: null }],
         fields: ['amount', 'created_at', 'id'],
-        limit: 10,
+        limit: null,
       },
       parameters: [
         { name: 'id', path: '/filters/0/value', type: 'string', description: 'Value for id.' },
+        { name: 'limit', path: '/limit', type: 'integer', description: 'Value for limit.' },
       ],
     });
   });
 
-  it('shape - the same call repeated becomes a preset without parameters', () => {
+  it('shape - a one-off value repeated by an agent is still a parameter, never a constant', () => {
     const latest = argumentShape(byId('o-1'));
     const proposal = proposeSavedQuery(
       'es_orders_search',
@@ -126,9 +127,9 @@ describe('shape - saved query proposal', () => {
       uses(byId('o-1'), byId('o-1'), byId('o-1')),
       new Set(),
     );
-    expect(proposal.parameters).toEqual([]);
-    expect(proposal.name).toBe('es_orders_search_preset');
-    expect(proposal.arguments).toEqual(latest.normalised);
+    expect(proposal.parameters.map((p) => p.name)).toEqual(['id', 'limit']);
+    expect(proposal.name).toBe('es_orders_search_by_id_limit');
+    expect(JSON.stringify(proposal.arguments)).not.toContain('o-1');
   });
 
   it('shape - values that must not be kept are parameters even when equal', () => {
@@ -139,7 +140,7 @@ describe('shape - saved query proposal', () => {
       uses(byId('o-1'), byId('o-1')),
       new Set(['/filters/0/value']),
     );
-    expect(proposal.parameters.map((p) => p.name)).toEqual(['id']);
+    expect(proposal.parameters.map((p) => p.name)).toEqual(['id', 'limit']);
     expect((proposal.arguments['filters'] as JsonObject[])[0]?.['value']).toBeNull();
   });
 

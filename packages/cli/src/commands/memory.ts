@@ -20,6 +20,8 @@ import { renderFields, renderTable } from '../output/table.js';
 import type { Column } from '../output/table.js';
 import { short } from '../render/diff.js';
 import { oneOf } from './parse.js';
+import { CliError } from '../errors.js';
+import type { JsonValue } from '@bufbuild/protobuf';
 
 /** Whose memory a command reads, and the person doing it. */
 interface MemoryOptions {
@@ -128,18 +130,23 @@ export function registerMemory(program: Command, run: ActionRunner): void {
   )
     .option('--name <name>', 'name for a saved query or skill (default: the proposed one)')
     .option('--description <text>', 'description for a saved query or skill')
+    .option(
+      '--fix <name=value...>',
+      'fix a proposed parameter (or skill input) as a constant; the value is JSON, or else text',
+    )
     .action(
       run(
         async (
           ctx,
           id: string,
-          options: MemoryOptions & { name?: string; description?: string },
+          options: MemoryOptions & { name?: string; description?: string; fix?: string[] },
         ) => {
           const client = await memoryClient(ctx, options);
           const { candidate } = await client.confirmCandidate({
             id,
             name: options.name ?? '',
             description: options.description ?? '',
+            fixed: fixedValues(options.fix ?? []),
           });
           if (candidate === undefined) throw new Error(`the memory service answered without ${id}`);
           ctx.out.result(toJson(CandidateSchema, candidate), () =>
@@ -279,6 +286,25 @@ const REVISION_STATUS: Record<string, RevisionStatus> = {
 async function memoryClient(ctx: CliContext, options: MemoryOptions) {
   const token = await ctx.agentToken(CLI_AGENT, { user: options.user ?? ctx.user() });
   return (await ctx.grpc('memory', MemoryService, token)).client;
+}
+
+/** `--fix name=value` pairs as an object; a value that parses as JSON is taken as JSON. */
+export function fixedValues(pairs: readonly string[]): Record<string, JsonValue> {
+  const fixed: Record<string, JsonValue> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at < 1)
+      throw new CliError('INVALID_ARGUMENT', `--fix ${pair}: expected name=value`, { usage: true });
+    const raw = pair.slice(at + 1);
+    let value: JsonValue;
+    try {
+      value = JSON.parse(raw) as JsonValue;
+    } catch {
+      value = raw;
+    }
+    fixed[pair.slice(0, at)] = value;
+  }
+  return fixed;
 }
 
 async function pages<T>(

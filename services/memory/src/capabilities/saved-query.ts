@@ -3,8 +3,8 @@
  * and screened before it is stored; the synthesizer offers approved ones as narrower tools.
  */
 import type { CapabilitySpec } from './capability-spec.js';
-import { setAt } from '../learning/shape.js';
-import type { JsonObject, SavedQueryContent, SavedQueryParameter } from '../types.js';
+import { jsonType, setAt } from '../learning/shape.js';
+import type { JsonObject, JsonValue, SavedQueryContent, SavedQueryParameter } from '../types.js';
 import { TOOLS_EXPECTED } from '../requests/problems.js';
 import type { Problems } from '../requests/problems.js';
 import { PARAMETER, SAVED_QUERY_NAME_MAX, TOOL } from '../requests/names.js';
@@ -110,4 +110,48 @@ function checkParameters(content: SavedQueryContent, problems: Problems): void {
       .text(`${at}.description`, parameter.description, { max: 300 })
       .screen(`${at}.description`, parameter.description, TOOLS_EXPECTED);
   });
+}
+
+/**
+ * The saved query with the parameters a reviewer fixed (`fixed`: parameter name → value)
+ * written into its arguments as constants. A name that is no parameter, a value of another
+ * type, or a value the screen refuses is a problem under `fixed.<name>`.
+ */
+export function fixSavedQueryParameters(
+  content: SavedQueryContent,
+  fixed: JsonObject,
+  problems: Problems,
+): SavedQueryContent {
+  const args = structuredClone(content.arguments);
+  const parameters = content.parameters.filter((parameter) => {
+    if (!Object.hasOwn(fixed, parameter.name)) return true;
+    const value = fixed[parameter.name] ?? null;
+    if (!fitsType(value, parameter.type)) {
+      problems.add(
+        `fixed.${parameter.name}`,
+        `fixed.${parameter.name} is not of the parameter's type`,
+        parameter.type,
+        jsonType(value),
+      );
+    }
+    setAt(args, parameter.path, value);
+    return false;
+  });
+  for (const name of Object.keys(fixed)) {
+    if (!content.parameters.some((p) => p.name === name)) {
+      problems.add(
+        `fixed.${name}`,
+        `${name} is not a parameter of this saved query`,
+        content.parameters.map((p) => p.name).join(', ') || '(none)',
+      );
+    }
+  }
+  problems.screen('fixed', fixed);
+  return { ...content, arguments: args, parameters };
+}
+
+/** Whether `value` may stand for a parameter (or input) of JSON type `type`. */
+export function fitsType(value: JsonValue, type: string): boolean {
+  const actual = jsonType(value);
+  return actual === type || (type === 'number' && actual === 'integer');
 }

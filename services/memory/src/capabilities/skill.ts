@@ -5,6 +5,8 @@
  * plain-language description. Checked and screened before it is stored.
  */
 import type { CapabilitySpec } from './capability-spec.js';
+import { fitsType } from './saved-query.js';
+import { setAt } from '../learning/shape.js';
 import type {
   FailureAction,
   JsonObject,
@@ -195,4 +197,41 @@ function checkParameters(
     if (field === 'inputs' && parameter.source !== '')
       problems.add(`${at}.source`, 'inputs take no source');
   });
+}
+
+/**
+ * The skill with the inputs a reviewer fixed (`fixed`: input name → value): every step argument
+ * bound to such an input gets the value as a literal, and the input is gone. Problems as for
+ * saved queries, under `fixed.<name>`.
+ */
+export function fixSkillInputs(
+  content: SkillContent,
+  fixed: JsonObject,
+  problems: Problems,
+): SkillContent {
+  const names = new Set(Object.keys(fixed));
+  for (const name of names) {
+    const input = content.inputs.find((i) => i.name === name);
+    if (input === undefined) {
+      problems.add(
+        `fixed.${name}`,
+        `${name} is not an input of this skill`,
+        content.inputs.map((i) => i.name).join(', ') || '(none)',
+      );
+    } else if (!fitsType(fixed[name] ?? null, input.type)) {
+      problems.add(`fixed.${name}`, `fixed.${name} is not of the input's type`, input.type);
+    }
+  }
+  problems.screen('fixed', fixed);
+  const steps = content.steps.map((step) => {
+    const args = structuredClone(step.arguments);
+    const bindings: Record<string, string> = {};
+    for (const [pointer, source] of Object.entries(step.bindings)) {
+      const input = /^inputs\.([a-z][a-z0-9_]{0,62})$/.exec(source)?.[1];
+      if (input !== undefined && names.has(input)) setAt(args, pointer, fixed[input] ?? null);
+      else bindings[pointer] = source;
+    }
+    return { ...step, arguments: args, bindings };
+  });
+  return { ...content, steps, inputs: content.inputs.filter((i) => !names.has(i.name)) };
 }

@@ -12,8 +12,12 @@ import type { PreferenceBook } from '../preferences/preference-book.js';
 import { canSee, isProposer } from '../access/review.js';
 import type { Caller, Reviewers } from '../access/review.js';
 import { ownerPrincipal } from '../preferences/preference-book.js';
-import { checkSavedQueryName, savedQuerySpec } from '../capabilities/saved-query.js';
-import { skillSpec } from '../capabilities/skill.js';
+import {
+  checkSavedQueryName,
+  fixSavedQueryParameters,
+  savedQuerySpec,
+} from '../capabilities/saved-query.js';
+import { fixSkillInputs, skillSpec } from '../capabilities/skill.js';
 import { listScope } from '../access/scope.js';
 import { claimTransition, isDuplicateKey, releaseTransition } from '../store/claims.js';
 import { findPage } from '../store/paging.js';
@@ -24,6 +28,7 @@ import type {
   CandidateKind,
   CandidateRecord,
   CandidateStatus,
+  JsonObject,
   SavedQueryContent,
   SkillContent,
 } from '../types.js';
@@ -106,7 +111,7 @@ export class CandidateBook {
   async confirm(
     caller: Caller,
     id: string,
-    overrides: { name: string; description: string },
+    overrides: { name: string; description: string; fixed?: JsonObject },
   ): Promise<CandidateRecord> {
     const candidate = await this.#pending(caller, id);
     const reviewer = caller.actor;
@@ -149,7 +154,7 @@ export class CandidateBook {
 
   async #create(
     candidate: CandidateRecord,
-    overrides: { name: string; description: string },
+    overrides: { name: string; description: string; fixed?: JsonObject },
     caller: Caller,
   ): Promise<string> {
     const proposal = candidate.proposal;
@@ -174,7 +179,18 @@ export class CandidateBook {
       case 'skill': {
         const book = candidate.kind === 'saved_query' ? this.#deps.savedQueries : this.#deps.skills;
         const spec = candidate.kind === 'saved_query' ? savedQuerySpec : skillSpec;
-        const content = spec.fromJson(proposal) as SavedQueryContent & SkillContent;
+        let content = spec.fromJson(proposal) as SavedQueryContent & SkillContent;
+        const fixed = overrides.fixed ?? {};
+        if (Object.keys(fixed).length > 0) {
+          // Only a person makes a proposed value a constant.
+          const problems = new Problems();
+          content = (
+            candidate.kind === 'saved_query'
+              ? fixSavedQueryParameters(content, fixed, problems)
+              : fixSkillInputs(content, fixed, problems)
+          ) as SavedQueryContent & SkillContent;
+          problems.throwIfAny('Confirmation refused');
+        }
         if (overrides.description !== '') content.description = overrides.description;
         const view = await (book as CapabilityBook<typeof content>).createApproved({
           id: `c-${candidate.id}`,

@@ -1,9 +1,10 @@
 /**
  * The procedure a successful session followed, as a skill proposal: its successful tool calls
- * in order (failed ones and exact repeats left out) with their arguments; the first call's
- * filter and id values become the skill's inputs; a later value found in an earlier call's
- * recorded result becomes a binding to that result (`steps.<id><pointer>`), so neither is kept
- * as a literal. A session with fewer than two successful calls, or whose arguments hold
+ * in order (failed ones and exact repeats left out) with their arguments; no argument value is
+ * kept as a literal — a later value found in an earlier call's recorded result becomes a binding
+ * to that result (`steps.<id><pointer>`), one equal to an input's is bound to it, and every other
+ * value becomes an input (only a person fixes one as a constant, when confirming). The
+ * description names the tools, never the session's own words. A session with fewer than two successful calls, or whose arguments hold
  * anything secret-looking, redacted or instruction-like, proposes nothing. Pure; the caller
  * still checks the proposal with `skillSpec` before proposing it.
  */
@@ -36,8 +37,6 @@ export const MIN_PROCEDURE_STEPS = 2;
 const REDACTED = /^(?:\*\*\*|\[redacted\]|sha256:[0-9a-f]{16})/;
 /** Slots that size a result rather than say what to look at: never inputs or bindings. */
 const SIZING_KEYS = new Set(['limit', 'size']);
-/** Slots of the first step that become inputs: filter values and ids. */
-const INPUT_SLOT = /^\/(?:filters\/\d+\/value|id)$/;
 const FAILURE_HANDLING =
   'Stop at the first step that fails and tell the user which step failed and why.';
 
@@ -67,13 +66,10 @@ export function extractProcedure(state: JsonObject): Procedure {
     }
   }
   const ids = calls.map((_, i) => `step_${i + 1}`);
-  const inputs = inputsOf(shapes[0]!);
+  const inputs: Input[] = [];
   const steps = calls.map((call, i): SkillStep => {
     const shape = shapes[i]!;
-    const bindings =
-      i === 0
-        ? Object.fromEntries(inputs.map((input) => [input.path, `inputs.${input.parameter.name}`]))
-        : laterStepBindings(shape, inputs, calls.slice(0, i), ids);
+    const bindings = stepBindings(shape, inputs, calls.slice(0, i), ids, i);
     const args = structuredClone(shape.normalised);
     for (const pointer of Object.keys(bindings)) setAt(args, pointer, null);
     return {
@@ -88,7 +84,7 @@ export function extractProcedure(state: JsonObject): Procedure {
   const last = calls.at(-1)!;
   const tools = sortedSet(calls.map((c) => c.tool));
   const content: SkillContent = {
-    description: describe(session.request, calls),
+    description: describe(calls),
     instructions: steps.map((s, i) => instruction(s, calls[i]!, i)).join('\n'),
     tools,
     steps,
@@ -153,36 +149,21 @@ interface Input {
   value: JsonValue;
 }
 
-function inputsOf(shape: ArgumentShape): Input[] {
-  return shape.slots
-    .filter((slot: Slot) => INPUT_SLOT.test(slot.path))
-    .map((slot) => ({
-      path: slot.path,
-      value: slot.value,
-      parameter: {
-        name: slot.name,
-        type: slot.type === 'null' ? 'string' : slot.type,
-        description: `Value for ${slot.name} (step_1 ${slot.path}).`,
-        required: true,
-        source: '',
-      },
-    }));
-}
-
 /**
- * Bindings of a later step: a value equal to an input's is bound to the input; otherwise a
- * value (or item of a list value) found in the recorded result of an earlier step is bound to
- * the nearest such result.
+ * Bindings of one step: a value equal to an input's is bound to the input; a value (or item of
+ * a list value) found in the recorded result of an earlier step is bound to the nearest such
+ * result; every other value becomes a new input (added to `inputs`).
  */
-function laterStepBindings(
+function stepBindings(
   shape: ArgumentShape,
   inputs: Input[],
   earlier: RecordedCall[],
   ids: string[],
+  index: number,
 ): Record<string, string> {
   const bindings: Record<string, string> = {};
+  const names = new Set(inputs.map((i) => i.parameter.name));
   for (const slot of shape.slots) {
-    if (SIZING_KEYS.has(lastSegment(slot.path))) continue;
     const input = inputs.find(
       (p) =>
         (isBindable(p.value) || Array.isArray(p.value)) &&
@@ -192,20 +173,53 @@ function laterStepBindings(
       bindings[slot.path] = `inputs.${input.parameter.name}`;
       continue;
     }
-    const values = Array.isArray(slot.value)
-      ? slot.value.map((v, k) => [pointerJoin(slot.path, k), v] as const)
-      : [[slot.path, slot.value] as const];
-    for (const [pointer, value] of values) {
-      if (!isBindable(value)) continue;
-      for (let j = earlier.length - 1; j >= 0; j--) {
+    if (!SIZING_KEYS.has(lastSegment(slot.path)) && bindToResult(slot, earlier, ids, bindings)) {
+      continue;
+    }
+    let name = slot.name;
+    for (let n = 2; names.has(name); n++) name = `${slot.name}_${n}`;
+    names.add(name);
+    inputs.push({
+      path: slot.path,
+      value: slot.value,
+      parameter: {
+        name,
+        type: slot.type === 'null' ? 'string' : slot.type,
+        description: `Value for ${slot.name} (${ids[index]} ${slot.path}).`,
+        required: true,
+        source: '',
+      },
+    });
+    bindings[slot.path] = `inputs.${name}`;
+  }
+  return bindings;
+}
+
+/** Binds a slot (or each item of a list slot) found in an earlier step's result; true when all were. */
+function bindToResult(
+  slot: Slot,
+  earlier: RecordedCall[],
+  ids: string[],
+  bindings: Record<string, string>,
+): boolean {
+  const values = Array.isArray(slot.value)
+    ? slot.value.map((v, k) => [pointerJoin(slot.path, k), v] as const)
+    : [[slot.path, slot.value] as const];
+  let all = values.length > 0;
+  for (const [pointer, value] of values) {
+    let bound = false;
+    if (isBindable(value)) {
+      for (let j = earlier.length - 1; j >= 0 && !bound; j--) {
         const found = findValue(earlier[j]!.result, value, '');
         if (found === undefined) continue;
         bindings[pointer] = `steps.${ids[j]}${found}`;
-        break;
+        bound = true;
       }
     }
+    all &&= bound;
   }
-  return bindings;
+  if (!all) for (const [pointer] of values) delete bindings[pointer];
+  return all;
 }
 
 /** Values specific enough that finding one in a result means it came from there. */
@@ -263,12 +277,8 @@ function instruction(step: SkillStep, call: RecordedCall, index: number): string
   return `${index + 1}. ${step.id}: ${call.tool}${using}.`;
 }
 
-function describe(request: string, calls: RecordedCall[]): string {
-  const sequence = calls.map((c) => c.tool).join(', then ');
-  const asked = request.replace(/\s+/g, ' ').trim();
-  if (asked === '') return `Runs ${sequence}, as a session that succeeded did.`;
-  const clipped = asked.length > 200 ? `${asked.slice(0, 200)}…` : asked;
-  return `Learned from a session that succeeded at: "${clipped}". Runs ${sequence}.`;
+function describe(calls: RecordedCall[]): string {
+  return `Runs ${calls.map((c) => c.tool).join(', then ')}, as a session that succeeded did.`;
 }
 
 function outputType(result: JsonValue | undefined): string {

@@ -172,9 +172,11 @@ export interface SavedQueryProposal {
 }
 
 /**
- * The saved query a set of same-shape uses suggests: slots whose value differed between uses
- * (or could not be compared) become parameters set to null in the arguments; slots with one
- * value throughout stay fixed, taken from `latest` (the normalised arguments of the last use).
+ * The saved query a set of same-shape uses suggests: every value of the call becomes a
+ * parameter set to null in the arguments — also one that was the same in every use, since a
+ * value repeated by an agent is no reason to keep it; only a person fixes a value, when they
+ * confirm (see `fixParameters`). The structure (fields, operators, sort) is the shape's.
+ * `uses` and `unsafePaths` say which values varied, for the description only.
  */
 export function proposeSavedQuery(
   tool: string,
@@ -184,10 +186,12 @@ export function proposeSavedQuery(
 ): SavedQueryProposal {
   const args = structuredClone(latest.normalised);
   const parameters: SavedQueryParameter[] = [];
+  const varying: string[] = [];
   for (const slot of latest.slots) {
     const digests = new Set(uses.map((use) => use.digests[slot.path]));
-    const varies = digests.size !== 1 || digests.has(undefined) || unsafePaths.has(slot.path);
-    if (!varies) continue;
+    if (digests.size !== 1 || digests.has(undefined) || unsafePaths.has(slot.path)) {
+      varying.push(slot.name);
+    }
     setAt(args, slot.path, null);
     parameters.push({
       name: slot.name,
@@ -196,11 +200,12 @@ export function proposeSavedQuery(
       description: `Value for ${slot.name}.`,
     });
   }
-  const suffix = parameters.length > 0 ? `by_${parameters.map((p) => p.name).join('_')}` : 'preset';
+  const named = varying.length > 0 ? varying : parameters.map((p) => p.name);
+  const suffix = named.length > 0 ? `by_${named.join('_')}` : 'preset';
   const name = parameterName(`${tool}_${suffix}`).slice(0, SAVED_QUERY_NAME_MAX).replace(/_+$/, '');
   const description =
     parameters.length > 0
-      ? `${tool} with ${parameters.map((p) => p.name).join(', ')} supplied by the caller; everything else as in the calls it was learned from.`
+      ? `${tool} with ${parameters.map((p) => p.name).join(', ')} supplied by the caller; the rest as in the calls it was learned from.`
       : `${tool} exactly as called repeatedly before.`;
   return { name, description, tool, arguments: args, parameters };
 }
