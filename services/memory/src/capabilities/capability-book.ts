@@ -22,7 +22,8 @@ import {
 import { listScope, useScope, writeOwner } from '../access/scope.js';
 import { capabilityDoc, readCapability } from './capability-docs.js';
 import type { CapabilitySpec } from './capability-spec.js';
-import { claimTransition, isDuplicateKey } from '../store/claims.js';
+import { claimTransition } from '../store/claims.js';
+import { isDuplicateKey } from '@tollgate/kit';
 import { findPage } from '../store/paging.js';
 import type { StoredDocument } from '../store/collections.js';
 import type { Actor, Capability, Owner, Revision, RevisionStatus } from '../types.js';

@@ -19,7 +19,8 @@ import {
 } from '../capabilities/saved-query.js';
 import { fixSkillInputs, skillSpec } from '../capabilities/skill.js';
 import { listScope } from '../access/scope.js';
-import { claimTransition, isDuplicateKey, releaseTransition } from '../store/claims.js';
+import { claimTransition, releaseTransition } from '../store/claims.js';
+import { isDuplicateKey } from '@tollgate/kit';
 import { findPage } from '../store/paging.js';
 import type { MemoryStore, StoredDocument } from '../store/collections.js';
 import { StoredDoc } from '../store/stored-doc.js';

@@ -4,6 +4,7 @@
  * instructions to the model) over every stored text and value.
  */
 import { TollgateError } from '@tollgate/core';
+import { pageSize as kitPageSize } from '@tollgate/kit';
 import type { ErrorDetail } from '@tollgate/core';
 import { findInjection } from '../screen/instructions.js';
 import type { InstructionContext } from '../screen/instructions.js';
@@ -107,8 +108,7 @@ export function invalid(path: string, message: string, expected?: string, found?
   throw new Error('unreachable');
 }
 
-/** Page size: 0 = default; capped. */
-export function pageSize(requested: number, dflt = 50, max = 200): number {
-  if (requested === 0) return dflt;
-  return Math.min(requested, max);
+/** Page size of memory's listings: 0 = 50; capped at 200. */
+export function pageSize(requested: number): number {
+  return kitPageSize(requested, { default: 50, max: 200 });
 }

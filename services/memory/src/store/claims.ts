@@ -3,6 +3,7 @@
  * no multi-document transactions and its version-filtered updates are not atomic, so each
  * transition is first claimed by inserting a document with a unique `_id`.
  */
+import { isDuplicateKey } from '@tollgate/kit';
 import type { Collection } from 'mongodb';
 import type { StoredDocument } from './collections.js';
 
@@ -58,9 +59,4 @@ export async function releaseTransition(
 export function contentionPause(attempt: number): Promise<void> {
   const ms = Math.random() * Math.min(200, 5 * 2 ** attempt);
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** True for a duplicate-key error (unique index violation). */
-export function isDuplicateKey(err: unknown): boolean {
-  return (err as { code?: unknown })?.code === 11000;
 }
