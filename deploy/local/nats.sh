@@ -1,45 +1,96 @@
 # shellcheck shell=bash
-# NATS with JetStream, from Debian's nats-server package. Sourced by lib.sh.
+# NATS with JetStream: nats-server built from its Go module (the version in deploy/nats/version),
+# with authentication for everyone (deploy/nats/tollgate.conf). Sourced by lib.sh.
 
+NATS_VERSION="${TOLLGATE_NATS_VERSION:-$(cat "$REPO_ROOT/deploy/nats/version")}"
+# The NKey tool, from the nkeys module that nats-server itself is built with.
+NKEYS_VERSION="${TOLLGATE_NKEYS_VERSION:-v0.4.16}"
 NATS_PORT="$(check_port TOLLGATE_NATS_PORT 4222)"
 NATS_MONITOR_PORT="$(check_port TOLLGATE_NATS_MONITOR_PORT 8222)"
+NATS_TLS="${TOLLGATE_NATS_TLS:-0}"
 
 nats_match() { printf 'nats-server'; }
 nats_timeout() { printf '20'; }
 nats_stop_timeout() { printf '15'; }
 nats_ports() { printf 'TOLLGATE_NATS_PORT=%s TOLLGATE_NATS_MONITOR_PORT=%s' "$NATS_PORT" "$NATS_MONITOR_PORT"; }
-nats_addr() { printf 'nats://127.0.0.1:%s' "$NATS_PORT"; }
-nats_health_desc() { printf 'GET http://127.0.0.1:%s/healthz?js-enabled-only=true' "$NATS_MONITOR_PORT"; }
-nats_healthy() { http_ok "http://127.0.0.1:$NATS_MONITOR_PORT/healthz?js-enabled-only=true"; }
+nats_tls() { [ "$NATS_TLS" = 1 ] || [ "$NATS_TLS" = true ]; }
+nats_addr() {
+  if nats_tls; then
+    printf 'tls://127.0.0.1:%s (CA %s/tls/ca.pem)' "$NATS_PORT" "$(state_dir nats)"
+  else
+    printf 'nats://127.0.0.1:%s' "$NATS_PORT"
+  fi
+}
+nats_health_url() {
+  printf '%s://127.0.0.1:%s/healthz?js-enabled-only=true' "$(nats_tls && echo https || echo http)" "$NATS_MONITOR_PORT"
+}
+nats_health_desc() { printf 'GET %s' "$(nats_health_url)"; }
+nats_healthy() {
+  if nats_tls; then
+    curl -sf -o /dev/null --max-time 3 --cacert "$(state_dir nats)/tls/ca.pem" "$(nats_health_url)"
+  else
+    http_ok "$(nats_health_url)"
+  fi
+}
 
-nats_bin() { command -v nats-server || { [ -x /usr/sbin/nats-server ] && printf '/usr/sbin/nats-server'; }; }
+nats_bin() { printf '%s/nats-server/%s/bin/nats-server' "$CACHE_ROOT" "$NATS_VERSION"; }
+nk_bin() { printf '%s/nats-server/%s/bin/nk' "$CACHE_ROOT" "$NATS_VERSION"; }
 
+# Debian's nats-server (2.9) lacks auth callout; `go install` builds the real thing in ~2 min.
 nats_provision() {
-  nats_bin >/dev/null && return 0
-  command -v apt-get >/dev/null || die "nats: nats-server not found; install it (Debian/Ubuntu: apt-get install nats-server, or see https://docs.nats.io)"
-  [ "$(id -u)" -eq 0 ] || die "nats: nats-server not found; run: sudo apt-get install -y nats-server"
-  local started
+  [ -x "$(nats_bin)" ] && [ -x "$(nk_bin)" ] && return 0
+  require_cmd nats go "install Go 1.24 or newer (https://go.dev/dl/ or apt-get install golang-go) to build nats-server"
+  local started bindir
   started="$(date +%s)"
-  info "nats: installing Debian package nats-server (log: $(provision_log nats))"
-  export DEBIAN_FRONTEND=noninteractive
-  run_logged nats "apt-get install nats-server" apt-get install -y nats-server \
-    || { run_logged nats "apt-get update" apt-get update && run_logged nats "apt-get install nats-server" apt-get install -y nats-server; } \
-    || die "nats: could not install nats-server"
-  info "nats: installed $(nats_bin) in $(($(date +%s) - started))s"
+  bindir="$(dirname "$(nats_bin)")"
+  mkdir -p "$bindir"
+  info "nats: building nats-server $NATS_VERSION with Go, takes a few minutes the first time (log: $(provision_log nats))"
+  export GOMODCACHE="$CACHE_ROOT/go/mod" GOCACHE="$CACHE_ROOT/go/build" GOBIN="$bindir"
+  export GOFLAGS="-modcacherw -buildvcs=false" CGO_ENABLED=0
+  run_logged nats "go install nats-server" go install -trimpath "github.com/nats-io/nats-server/v2@$NATS_VERSION" || exit 1
+  run_logged nats "go install nk" go install -trimpath "github.com/nats-io/nkeys/nk@$NKEYS_VERSION" || exit 1
+  rm -rf "$GOCACHE" # the build cache is not needed once the binaries exist
+  info "nats: built $(nats_bin) in $(($(date +%s) - started))s"
+}
+
+# nats_tls_files DIR: a private CA and a server certificate for 127.0.0.1/localhost (kept).
+nats_tls_files() {
+  local tls="$1/tls"
+  [ -s "$tls/server.pem" ] && return 0
+  require_cmd nats openssl "install openssl to run NATS with TLS"
+  mkdir -p "$tls" && chmod 700 "$tls"
+  run_logged nats "tls: CA" openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+    -keyout "$tls/ca-key.pem" -out "$tls/ca.pem" -days 825 -subj "/CN=tollgate-local-ca" || exit 1
+  run_logged nats "tls: server key" openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+    -keyout "$tls/server-key.pem" -out "$tls/server.csr" -subj "/CN=localhost" || exit 1
+  printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$tls/san.ext"
+  run_logged nats "tls: server certificate" openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" \
+    -CAkey "$tls/ca-key.pem" -CAcreateserial -out "$tls/server.pem" -days 825 -extfile "$tls/san.ext" || exit 1
 }
 
 nats_start() {
-  local dir
+  local dir tls_block='' http_line
   dir="$(state_dir nats)"
   mkdir -p "$dir/data"
+  sh "$REPO_ROOT/deploy/nats/keys.sh" "$dir" "$(nk_bin)" 2>>"$(provision_log nats)" \
+    || die "nats: could not make the NKeys (log: $(provision_log nats))"
+  cp "$REPO_ROOT/deploy/nats/tollgate.conf" "$dir/tollgate.conf"
+  http_line="http: 127.0.0.1:$NATS_MONITOR_PORT"
+  if nats_tls; then
+    nats_tls_files "$dir"
+    tls_block="tls { cert_file: \"$dir/tls/server.pem\", key_file: \"$dir/tls/server-key.pem\" }"
+    http_line="https: 127.0.0.1:$NATS_MONITOR_PORT"
+  fi
   cat >"$dir/nats.conf" <<EOF
 # generated by deploy/local/nats.sh on every start
 server_name: tollgate-local
 listen: 127.0.0.1:$NATS_PORT
-http: 127.0.0.1:$NATS_MONITOR_PORT
+$http_line
+$tls_block
 jetstream {
   store_dir: "$dir/data"
 }
+include ./tollgate.conf
 EOF
   start_background nats "$(nats_bin)" -c "$dir/nats.conf"
 }

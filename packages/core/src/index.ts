@@ -183,6 +183,7 @@ export {
   issuePrincipalToken,
 } from './auth/token.js';
 export type { IssuerKeys, Principal, TrustedIssuer } from './auth/token.js';
+export { EVENTS_TOKEN_AUDIENCE, agentCompletionSubject, agentInboxPrefix } from './auth/bus.js';
 export { parsePublishedResource } from './descriptor/published.js';
 export type { PublishedResource } from './descriptor/published.js';
 export { diffDocuments } from './descriptor/diff.js';

@@ -10,6 +10,8 @@ export const serviceEndpoints = {
   mcp: { env: 'TOLLGATE_MCP_GRPC_ADDR', default: '127.0.0.1:7067' },
   /** Health only; the page and its API are HTTP (`TOLLGATE_CONSOLE_ADDR`, 7080). */
   console: { env: 'TOLLGATE_CONSOLE_GRPC_ADDR', default: '127.0.0.1:7069' },
+  /** NATS auth callout; gRPC serves only health. */
+  'auth-callout': { env: 'TOLLGATE_AUTH_CALLOUT_GRPC_ADDR', default: '127.0.0.1:7070' },
 } as const;
 
 export type ServiceName = keyof typeof serviceEndpoints;

@@ -11,8 +11,14 @@ export { REDACTED_PATHS, createLogger } from './log/logger.js';
 export type { Logger, LoggerOptions } from './log/logger.js';
 export { startTelemetry } from './telemetry/telemetry.js';
 export type { Telemetry, TelemetryOptions } from './telemetry/telemetry.js';
-export { BusUnavailableError, connectBus } from './bus/connect.js';
-export type { BusOptions } from './bus/connect.js';
+export {
+  BusUnavailableError,
+  busAuthFromEnv,
+  busAuthOptions,
+  connectBus,
+  serviceInboxPrefix,
+} from './bus/connect.js';
+export type { BusAuth, BusOptions } from './bus/connect.js';
 export { EVENTS_STREAM, EventTypes, buckets, resourceKey, subjects } from './bus/subjects.js';
 export type { EventType } from './bus/subjects.js';
 export { SpanKind, currentTraceId, extractTrace, inSpan, injectTrace } from './bus/trace.js';

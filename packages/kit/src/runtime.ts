@@ -15,7 +15,7 @@ import type { ConfigOf, ConfigSpec } from './config/config.js';
 import { createLogger } from './log/logger.js';
 import type { Logger } from './log/logger.js';
 import { startTelemetry } from './telemetry/telemetry.js';
-import { connectBus } from './bus/connect.js';
+import { busAuthFromEnv, connectBus, serviceInboxPrefix } from './bus/connect.js';
 import { connectMongo } from './mongo/mongo.js';
 import type { MongoHandle } from './mongo/mongo.js';
 import { listenGrpc } from './grpc/server.js';
@@ -93,7 +93,13 @@ export async function bootService<S extends ConfigSpec>(options: BootOptions<S>)
         const handle = mongo;
         lifecycle.add('mongo', () => handle.close());
       }
-      const nc = await connectBus({ url: config.natsUrl, name: options.name, logger });
+      const nc = await connectBus({
+        url: config.natsUrl,
+        name: options.name,
+        logger,
+        auth: busAuthFromEnv(options.name, env),
+        inboxPrefix: serviceInboxPrefix(options.name),
+      });
       lifecycle.add('nats', () => nc.drain());
       const grpcServer = new Server();
       const health = serveHealth(grpcServer);

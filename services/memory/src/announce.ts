@@ -6,7 +6,7 @@
  */
 import { Binary } from 'mongodb';
 import { MemoryItemKind, MemoryWrite } from '@tollgate/contracts/events/v1';
-import { EventTypes, encodeEnvelope, envelope, publishEnvelope } from '@tollgate/kit';
+import { EventTypes, decodeEnvelope, encodeEnvelope, envelope, publishEnvelope } from '@tollgate/kit';
 import type { EventPublisher, Logger } from '@tollgate/kit';
 import type { MemoryStore } from './store/collections.js';
 import { formatActor } from './types.js';
@@ -113,7 +113,8 @@ export class BusAnnouncer implements Announcer {
         continue;
       }
       try {
-        await this.#publisher.publish(EventTypes.memoryWritten, doc._id, bytes.buffer);
+        const tenant = decodeEnvelope(bytes.buffer).tenant;
+        await this.#publisher.publish(EventTypes.memoryWritten, doc._id, bytes.buffer, tenant);
       } catch {
         return sent;
       }

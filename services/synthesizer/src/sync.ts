@@ -102,7 +102,7 @@ export async function startSync(options: SyncOptions): Promise<Sync> {
   };
   const subscriptions: Subscription[] = [EventTypes.resourceChanged, EventTypes.policyChanged].map(
     (type) =>
-      nc.subscribe(subjects.event(type), {
+      nc.subscribe(subjects.eventsOf(type), {
         callback: (err, msg) => {
           if (err !== null) return;
           try {

@@ -41,5 +41,5 @@ export function decodeEnvelope(bytes: Uint8Array): EventEnvelope {
 
 /** Publishes an envelope and waits for JetStream to store it. */
 export async function publishEnvelope(publisher: EventPublisher, e: EventEnvelope): Promise<void> {
-  await publisher.publish(e.type as EventType, e.eventId, encodeEnvelope(e));
+  await publisher.publish(e.type as EventType, e.eventId, encodeEnvelope(e), e.tenant);
 }

@@ -22,7 +22,11 @@ export interface EventStreamOptions {
 
 const nanos = (ms: number) => ms * 1_000_000;
 
-/** Creates or updates the `TOLLGATE_EVENTS` stream; safe to call from every service. */
+/**
+ * Creates the `TOLLGATE_EVENTS` stream, or updates it when its retention differs from
+ * `options`; safe to call from every service. Only a connection allowed to update streams (the
+ * bus's admin) can change an existing stream, so services leave a matching one alone.
+ */
 export async function ensureEventStream(
   nc: NatsConnection,
   options: EventStreamOptions = {},
@@ -37,8 +41,13 @@ export async function ensureEventStream(
     duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
   };
   try {
-    await jsm.streams.info(EVENTS_STREAM);
-    await jsm.streams.update(EVENTS_STREAM, config);
+    const current = (await jsm.streams.info(EVENTS_STREAM)).config;
+    const same =
+      current.max_age === config.max_age &&
+      current.duplicate_window === config.duplicate_window &&
+      current.subjects?.length === 1 &&
+      current.subjects[0] === subjects.allEvents;
+    if (!same) await jsm.streams.update(EVENTS_STREAM, config);
   } catch (err) {
     if (!isNotFound(err)) throw err;
     try {
@@ -66,15 +75,17 @@ export class EventPublisher {
     this.#js = jetstream(nc);
   }
 
+  /** Stores one event of `tenant` on `tollgate.v1.evt.<type>.<tenant>`. */
   async publish(
     type: EventType,
     eventId: string,
     payload: Uint8Array,
+    tenant: string,
     timeoutMs = 5_000,
   ): Promise<{ seq: number; duplicate: boolean }> {
     const hdrs = injectTrace(natsHeaders());
     hdrs.set('tollgate-event-type', type);
-    const ack = await this.#js.publish(subjects.event(type), payload, {
+    const ack = await this.#js.publish(subjects.event(type, tenant), payload, {
       msgID: eventId,
       headers: hdrs,
       timeout: timeoutMs,
@@ -104,7 +115,7 @@ export async function consumeEvents(
   options: DurableConsumerOptions,
 ): Promise<ConsumerMessages> {
   const jsm = await jetstreamManager(nc);
-  const filter = options.types?.map((t) => subjects.event(t));
+  const filter = options.types?.map((t) => subjects.eventsOf(t));
   const config = {
     durable_name: options.durable,
     ack_policy: AckPolicy.Explicit,

@@ -40,8 +40,17 @@ export const subjects = {
   executorQueue(kind: string): string {
     return `executor-${token('kind', kind)}`;
   },
-  event(type: EventType): string {
-    return `tollgate.v1.evt.${type}`;
+  /**
+   * Where an event of `tenant` is published: `tollgate.v1.evt.<area>.<name>.<tenant>`, so the bus
+   * can give a tenant's subscribers its events and nothing else (DESIGN §14). An event of no
+   * known tenant (a call refused before its token was read) goes to tenant `_`.
+   */
+  event(type: EventType, tenant: string): string {
+    return `tollgate.v1.evt.${type}.${eventTenant(tenant)}`;
+  },
+  /** Every tenant's events of one type (a consumer's filter). */
+  eventsOf(type: EventType): string {
+    return `tollgate.v1.evt.${type}.*`;
   },
   allEvents: 'tollgate.v1.evt.>',
   /** Request/reply endpoints services expose to agents over NATS (e.g. listing tools). */
@@ -49,6 +58,11 @@ export const subjects = {
     return `tollgate.v1.svc.${token('service', service)}.${token('method', method)}`;
   },
 } as const;
+
+/** The subject token of an event's tenant: the tenant, or `_` when there is none. */
+export function eventTenant(tenant: string): string {
+  return tenant === '' ? '_' : token('tenant', tenant);
+}
 
 export const buckets = {
   /** Current resource versions, key `<tenant>.<environment>.<name>`. */

@@ -45,6 +45,15 @@ export function readEvent(subject: string, data: Uint8Array): EventReading {
   return problem === undefined ? { ok: true, event } : refuse(event, problem);
 }
 
+/** The subject an event of this type and tenant belongs on; undefined for an impossible tenant. */
+function eventSubject(type: EventType, tenant: string): string | undefined {
+  try {
+    return subjects.event(type, tenant);
+  } catch {
+    return undefined;
+  }
+}
+
 function envelopeProblem(subject: string, event: EventEnvelope): string | undefined {
   if (event.schemaVersion !== EVENT_SCHEMA_VERSION) {
     return `schema_version ${event.schemaVersion} is unknown (audit reads ${EVENT_SCHEMA_VERSION})`;
@@ -55,7 +64,7 @@ function envelopeProblem(subject: string, event: EventEnvelope): string | undefi
   if (!isEventType(event.type)) {
     return `type: unknown event type ${JSON.stringify(event.type.slice(0, 80))}`;
   }
-  if (subject !== subjects.event(event.type)) {
+  if (subject !== eventSubject(event.type, event.tenant)) {
     return `type ${event.type} was published on subject ${subject}`;
   }
   const expected = PAYLOAD_OF[event.type];

@@ -68,7 +68,7 @@ export class ApprovalIntake {
         await jsm.consumers.add(EVENTS_STREAM, {
           durable_name: durable,
           ack_policy: AckPolicy.Explicit,
-          filter_subject: subjects.event(EventTypes.approvalRequested),
+          filter_subject: subjects.eventsOf(EventTypes.approvalRequested),
           ...(replayMs > 0
             ? {
                 deliver_policy: DeliverPolicy.StartTime,
