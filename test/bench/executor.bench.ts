@@ -33,13 +33,13 @@ import type {
   PublishedResource,
   ResourceDescriptor,
 } from '@tollgate/core';
-import { buckets, connectBus, createLogger, resourceKey } from '@tollgate/kit';
+import { buckets, createLogger, resourceKey } from '@tollgate/kit';
 import { LocalDecider, compileBundle } from '@tollgate/policy';
 import type { PolicyBundle } from '@tollgate/policy';
 import { TollgateClient } from '@tollgate/sdk';
 import type { Tool } from '@tollgate/sdk';
 import { PolicyDeciders, decideCall, validateCall } from '../../services/executor/src/index.js';
-import { startNatsServer } from '../../services/executor/test/support/nats-server.js';
+import { startNatsServer } from '../support/nats-server.js';
 import { ordersAgents, ordersPolicy, ordersResource, seedOrders } from '../fixtures/orders.js';
 import { startService } from '../support/process.js';
 
@@ -204,7 +204,7 @@ export async function runExecutorBench(): Promise<ExecutorBenchReport> {
   await seedOrders(es, INDEX);
   const nats = await startNatsServer();
   const dir = await mkdtemp(join(tmpdir(), 'tollgate-bench-'));
-  const nc = await connectBus({ url: nats.url, name: 'executor-bench' });
+  const nc = await nats.connect('executor-bench');
   const executor = { value: undefined as ReturnType<typeof startService> | undefined };
   try {
     const keys = await generateIssuerKeys('tollgate-bench');
@@ -235,7 +235,7 @@ export async function runExecutorBench(): Promise<ExecutorBenchReport> {
       await kvm.create(buckets.policyBundles)
     ).put('team-a', JSON.stringify(compiledBundle.bundle));
     executor.value = startService('executor', {
-      TOLLGATE_NATS_URL: nats.url,
+      ...nats.env,
       TOLLGATE_TRUSTED_ISSUERS_FILE: join(dir, 'issuer.json'),
       TOLLGATE_EXECUTOR_GRPC_ADDR: '127.0.0.1:0',
       TOLLGATE_CURSOR_KEY: 'bench-cursor-key',

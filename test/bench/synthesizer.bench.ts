@@ -23,14 +23,7 @@ import {
   synthesizeTools,
 } from '@tollgate/core';
 import type { FieldSpec, PermissionSet, ResourceDescriptor } from '@tollgate/core';
-import {
-  buckets,
-  connectBus,
-  createLogger,
-  loadTokenVerifier,
-  openBucket,
-  resourceKey,
-} from '@tollgate/kit';
+import { buckets, createLogger, loadTokenVerifier, openBucket, resourceKey } from '@tollgate/kit';
 import { compileBundle } from '@tollgate/policy';
 import type { BundleInputs } from '@tollgate/policy';
 import { TollgateClient } from '@tollgate/sdk';
@@ -42,7 +35,8 @@ import {
   startSynthesizer,
 } from '../../services/synthesizer/src/index.js';
 import type { ListToolsInput } from '../../services/synthesizer/src/index.js';
-import { ownNatsServer } from '../../services/synthesizer/test/support/nats.js';
+import { startNatsServer } from '../support/nats-server.js';
+import type { NatsServer } from '../support/nats-server.js';
 
 const env = (name: string, dflt: number): number => Number(process.env[name] ?? dflt);
 const SCOPE = env('BENCH_SYNTHESIZER_SCOPE', 2_000);
@@ -244,8 +238,8 @@ function bench200Fields(): { synthesize: Stats; render: Stats } {
 }
 
 /** Hot reload through the real sync path: KV put → watch → next listing. */
-async function benchHotReload(natsUrl: string, issuersFile: string): Promise<Stats> {
-  const nc = await connectBus({ url: natsUrl, name: 'synthesizer-bench-reload' });
+async function benchHotReload(nats: NatsServer, issuersFile: string): Promise<Stats> {
+  const nc = await nats.connect('synthesizer-bench-reload');
   const logger = createLogger({ service: 'synthesizer-bench', level: 'silent' });
   const running = await startSynthesizer({
     nc,
@@ -298,7 +292,7 @@ async function benchHotReload(natsUrl: string, issuersFile: string): Promise<Sta
 }
 
 export async function runSynthesizerBench(): Promise<SynthesizerBenchReport> {
-  const nats = await ownNatsServer();
+  const nats = await startNatsServer();
   const dir = await mkdtemp(join(tmpdir(), 'synthesizer-bench-'));
   try {
     const keys = await generateIssuerKeys('synthesizer-bench');
@@ -381,7 +375,7 @@ export async function runSynthesizerBench(): Promise<SynthesizerBenchReport> {
     const toolsPerFullListing = (await synthesizer.listTools(listing(''))).length;
 
     // The same warm listing through NATS: request, authentication, protobuf both ways.
-    const nc = await connectBus({ url: nats.url, name: 'synthesizer-bench' });
+    const nc = await nats.connect('synthesizer-bench');
     const verifier = await loadTokenVerifier(issuersFile);
     const subs = serveSynthesizerBus(nc, { synthesizer, verifier, logger, queue: 'synthesizer' });
     const token = await issuePrincipalToken(keys, listing('').principal);
@@ -407,7 +401,7 @@ export async function runSynthesizerBench(): Promise<SynthesizerBenchReport> {
     await nc.close();
 
     const fields = bench200Fields();
-    const hotReload = await benchHotReload(nats.url, issuersFile);
+    const hotReload = await benchHotReload(nats, issuersFile);
     return {
       resources: { total: descriptors.length, measuredScope: SCOPE, scopes: 9 },
       setup: { catalogLoadMs, bundleCompileMs, bundleLoadMs, bundleBytes: bundleBytes.length },

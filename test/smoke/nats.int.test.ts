@@ -5,7 +5,6 @@ import {
   EVENTS_STREAM,
   EventPublisher,
   EventTypes,
-  connectBus,
   consumeEvents,
   ensureEventStream,
   openBucket,
@@ -13,12 +12,13 @@ import {
   createLogger,
 } from '@tollgate/kit';
 import { infra, uniqueName, eventually } from '../support/infra.js';
+import { connectTestBus } from '../support/bus.js';
 
 const logger = createLogger({ service: 'smoke', level: 'silent' });
 let nc: NatsConnection;
 
 beforeAll(async () => {
-  nc = await connectBus({ url: infra.natsUrl, name: 'smoke' });
+  nc = await connectTestBus({ url: infra.natsUrl, name: 'smoke' });
   await ensureEventStream(nc);
 });
 afterAll(async () => {
@@ -30,8 +30,8 @@ describe('smoke - NATS JetStream', () => {
     const publisher = new EventPublisher(nc);
     const id = uniqueName('evt');
     const payload = new TextEncoder().encode(JSON.stringify({ id }));
-    const first = await publisher.publish(EventTypes.memoryWritten, id, payload);
-    const again = await publisher.publish(EventTypes.memoryWritten, id, payload);
+    const first = await publisher.publish(EventTypes.memoryWritten, id, payload, 'smoke');
+    const again = await publisher.publish(EventTypes.memoryWritten, id, payload, 'smoke');
     expect(again.duplicate).toBe(true);
     expect(again.seq).toBe(first.seq);
 

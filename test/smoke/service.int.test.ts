@@ -1,4 +1,7 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { checkHealth } from '@tollgate/contracts';
@@ -11,11 +14,11 @@ const withTimeout = <T>(p: Promise<T>, ms: number) =>
   ]);
 
 describe('smoke - service skeletons', () => {
-  it.each(['registry', 'synthesizer', 'policy', 'executor', 'memory', 'audit'])(
+  it.each(['registry', 'synthesizer', 'policy', 'executor', 'memory', 'audit', 'auth-callout'])(
     'service - %s starts, serves gRPC health, logs JSON and stops cleanly on SIGTERM',
     async (name) => {
       const svc = startService(name, {
-        [`TOLLGATE_${name.toUpperCase()}_GRPC_ADDR`]: '127.0.0.1:0',
+        [`TOLLGATE_${name.toUpperCase().replace('-', '_')}_GRPC_ADDR`]: '127.0.0.1:0',
       });
       const ready = await svc.waitForLog((l) => l.msg === 'ready');
       expect(ready).toMatchObject({ service: name, level: 'info' });
@@ -59,6 +62,36 @@ describe('smoke - service skeletons', () => {
     expect(await withTimeout(svc.exited, 20_000)).toBe(1);
     const fatal = svc.lines.find((l) => l.level === 'fatal');
     expect(String(fatal?.msg)).toContain('cannot reach NATS at nats://127.0.0.1:1');
+  });
+
+  it('service - NATS credentials that are missing exit 1 naming the file', async () => {
+    const svc = startService('executor', {
+      TOLLGATE_NATS_CREDENTIALS_FILE: '/nonexistent/executor.nk',
+      TOLLGATE_EXECUTOR_GRPC_ADDR: '127.0.0.1:0',
+    });
+    expect(await withTimeout(svc.exited, 20_000)).toBe(1);
+    const fatal = svc.lines.find((l) => l.level === 'fatal');
+    expect(String(fatal?.msg)).toContain('cannot read /nonexistent/executor.nk (ENOENT)');
+  });
+
+  it('service - a key the bus does not know is refused at connect, naming the credentials', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'smoke-nkey-'));
+    // A well-formed user seed that no bus has been told about.
+    await writeFile(
+      join(dir, 'stranger.nk'),
+      'SUAHBDHEXFPU2CX6VOEDOR6KFPK2ZI5ANACLGYWXJKYQI6BM3PGDF3FG5U\n',
+    );
+    try {
+      const svc = startService('executor', {
+        TOLLGATE_NATS_CREDENTIALS_FILE: join(dir, 'stranger.nk'),
+        TOLLGATE_EXECUTOR_GRPC_ADDR: '127.0.0.1:0',
+      });
+      expect(await withTimeout(svc.exited, 20_000)).toBe(1);
+      const fatal = svc.lines.find((l) => l.level === 'fatal');
+      expect(String(fatal?.msg)).toMatch(/authorization violation.*stranger\.nk/i);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('service - unreachable Mongo exits 1 naming the address', async () => {

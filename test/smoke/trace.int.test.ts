@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
-  connectBus,
   createLogger,
   inSpan,
   request,
@@ -12,6 +11,7 @@ import {
 } from '@tollgate/kit';
 import type { Telemetry } from '@tollgate/kit';
 import { infra, uniqueName } from '../support/infra.js';
+import { connectTestBus } from '../support/bus.js';
 
 const exporter = new InMemorySpanExporter();
 const processor = new SimpleSpanProcessor({ exporter });
@@ -20,7 +20,7 @@ let nc: NatsConnection;
 
 beforeAll(async () => {
   telemetry = startTelemetry({ service: 'smoke', spanProcessors: [processor] });
-  nc = await connectBus({ url: infra.natsUrl, name: 'smoke-trace' });
+  nc = await connectTestBus({ url: infra.natsUrl, name: 'smoke-trace' });
 });
 afterAll(async () => {
   await nc?.drain();

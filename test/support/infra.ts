@@ -110,6 +110,8 @@ export function directusAccess(): DirectusAccess {
   };
 }
 
+export { busEnv, connectTestBus, sharedCredentialsDir } from './bus.js';
+
 /** A name no other test run uses, for indices, databases, buckets and durables. */
 export function uniqueName(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;

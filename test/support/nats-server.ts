@@ -1,21 +1,33 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { busEnv, connectTestBus, natsBinaries } from './bus.js';
+import type { BusRole } from './bus.js';
+import { repoRoot } from './process.js';
 
 /**
- * A private nats-server (the binary deploy/local installs; JetStream on, file store) for one
- * test file: its subjects, queue groups and buckets are seen by nobody else — not the services
- * other suites start on the shared server — so tests use the real names, and it can be
- * restarted on the same port and store.
+ * A private nats-server (the version deploy/local builds; JetStream on, file store) for one
+ * test file, with the same authentication and permissions as every other Tollgate bus
+ * (deploy/nats/tollgate.conf, fresh NKeys): its subjects, queue groups and buckets are seen by
+ * nobody else — not the services other suites start on the shared server — so tests use the
+ * real names, and it can be restarted on the same port and store.
  */
 export interface NatsServer {
   url: string;
   port: number;
   storeDir: string;
+  /** This server's seeds: `<role>.nk`, and `callout-issuer.nk` for services/auth-callout. */
+  credentialsDir: string;
+  /** Environment for a service started as a child process against this server. */
+  env: Record<string, string>;
+  /** Connects as `role` (default admin). */
+  connect(name: string, role?: BusRole): Promise<NatsConnection>;
   /** Kills the server (SIGKILL when `hard`). */
   stop(hard?: boolean): Promise<void>;
   /** Starts it again on the same port and store. */
@@ -33,13 +45,25 @@ async function freePort(): Promise<number> {
 }
 
 export async function startNatsServer(): Promise<NatsServer> {
+  const { server: binary, nk } = natsBinaries();
   const port = await freePort();
-  const storeDir = await mkdtemp(join(tmpdir(), 'tollgate-nats-'));
-  const binary = process.env['TOLLGATE_NATS_SERVER_BIN'] ?? 'nats-server';
+  const dir = await mkdtemp(join(tmpdir(), 'tollgate-nats-'));
+  const storeDir = join(dir, 'data');
+  await promisify(execFile)('sh', [join(repoRoot, 'deploy/nats/keys.sh'), dir, nk]);
+  await copyFile(join(repoRoot, 'deploy/nats/tollgate.conf'), join(dir, 'tollgate.conf'));
+  await writeFile(
+    join(dir, 'nats.conf'),
+    [
+      `listen: 127.0.0.1:${port}`,
+      `jetstream { store_dir: "${storeDir}" }`,
+      'include ./tollgate.conf',
+      '',
+    ].join('\n'),
+  );
   let child: ChildProcess | undefined;
 
   const start = async (): Promise<void> => {
-    const proc = spawn(binary, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
+    const proc = spawn(binary, ['-c', join(dir, 'nats.conf')], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = proc;
@@ -70,15 +94,20 @@ export async function startNatsServer(): Promise<NatsServer> {
     await exited;
   };
   await start();
+  const url = `nats://127.0.0.1:${port}`;
+  const credentialsDir = join(dir, 'credentials');
   return {
-    url: `nats://127.0.0.1:${port}`,
+    url,
     port,
     storeDir,
+    credentialsDir,
+    env: busEnv(url, credentialsDir),
+    connect: (name, role = 'admin') => connectTestBus({ url, name, role, credentialsDir }),
     stop,
     start,
     async dispose() {
       await stop(true);
-      await rm(storeDir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }

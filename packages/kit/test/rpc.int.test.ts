@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { TollgateError } from '@tollgate/core';
-import { ERROR_HEADER, connectBus, createLogger, request, serve } from '../src/index.js';
+import { ERROR_HEADER, createLogger, request, serve } from '../src/index.js';
+import { connectTestBus } from '../../../test/support/bus.js';
 
 const natsUrl =
   process.env.TOLLGATE_NATS_URL ?? `nats://127.0.0.1:${process.env.TOLLGATE_NATS_PORT ?? 4222}`;
@@ -9,7 +10,7 @@ const logger = createLogger({ service: 'test', level: 'silent' });
 let nc: NatsConnection;
 
 beforeAll(async () => {
-  nc = await connectBus({ url: natsUrl, name: 'rpc-test' });
+  nc = await connectTestBus({ url: natsUrl, name: 'rpc-test' });
 });
 afterAll(async () => {
   await nc?.drain();

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import type { JsonObject } from '@bufbuild/protobuf';
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { agentCompletionSubject, agentInboxPrefix } from '@tollgate/core';
 import { CallRequestSchema, CallResultSchema } from '@tollgate/contracts/call/v1';
 import {
   GetToolRequestSchema,
@@ -13,6 +13,8 @@ import { checkArguments } from './arguments.js';
 import { awaitCompletion, CallWatch } from './await-completion.js';
 import { CompletionFeed } from './completions.js';
 import type { CompletionEvent, CompletionSubscription } from './completions.js';
+import { connectWithToken } from './connection.js';
+import type { BusConnectOptions } from './connection.js';
 import { DataPlane } from './data-plane.js';
 import { toolCallError } from './errors.js';
 import { protoFormat, readTokenClaims, subjects } from './protocol.js';
@@ -21,7 +23,7 @@ import { readCallResult } from './result.js';
 import type { CallOutcome, ReadResult, WaitOptions } from './result.js';
 import { readTool } from './tools.js';
 import type { Tool } from './tools.js';
-import { errorFromTransport, malformed } from './wire-errors.js';
+import { malformed } from './wire-errors.js';
 
 /** How a client talks to Tollgate over an existing NATS connection. */
 export interface ClientOptions {
@@ -37,16 +39,12 @@ export interface ClientOptions {
   onError?: (err: unknown) => void;
 }
 
-/** `TollgateClient.connect` options: where NATS is, plus the client options. */
-export interface ConnectOptions extends ClientOptions {
-  natsUrl: string | string[];
-  /** Connection name shown in NATS monitoring. */
-  name?: string;
-  /** NATS server authentication, when the server requires a token (not the principal token). */
-  natsToken?: string;
-  /** How long the first connection may take, ms (default 5000). */
-  connectTimeoutMs?: number;
-}
+/**
+ * `TollgateClient.connect` options: where NATS is, plus the client options. The principal
+ * token is also what authenticates the connection: the bus lets the agent publish only tool
+ * calls and listings, and read only its own inbox (DESIGN §14).
+ */
+export interface ConnectOptions extends ClientOptions, BusConnectOptions {}
 
 export interface ListToolsOptions {
   /** What the agent is about to do; ranks resources by relevance. */
@@ -102,25 +100,16 @@ export class TollgateClient {
     this.#completionTimeoutMs = options.completionTimeoutMs ?? 300_000;
     this.#pollIntervalMs = options.pollIntervalMs ?? 2_000;
     this.#reportError = options.onError ?? (() => undefined);
-    this.#feed = new CompletionFeed(nc, this.#reportError);
+    this.#feed = new CompletionFeed(nc, agentCompletionSubject(this.#claims), this.#reportError);
   }
 
   /** Connects to NATS; `close()` closes the connection. */
   static async connect(options: ConnectOptions): Promise<TollgateClient> {
     const claims = claimsOf(options.token);
-    let nc: NatsConnection;
-    try {
-      nc = await connect({
-        servers: options.natsUrl,
-        name: options.name ?? `tollgate-sdk-${claims.agent}`,
-        timeout: options.connectTimeoutMs ?? 5_000,
-        maxReconnectAttempts: -1,
-        reconnectTimeWait: 250,
-        ...(options.natsToken ? { token: options.natsToken } : {}),
-      });
-    } catch (err) {
-      throw errorFromTransport(err, 'connect', options.connectTimeoutMs ?? 5_000);
-    }
+    const nc = await connectWithToken(options, {
+      name: `tollgate-sdk-${claims.agent}`,
+      inboxPrefix: agentInboxPrefix(claims),
+    });
     return new TollgateClient(nc, true, options);
   }
 
@@ -258,7 +247,8 @@ export class TollgateClient {
 
   /**
    * Delivers this principal's completion events (same tenant, agent, environment and — when
-   * the token names one — user) until `close()`.
+   * the token names one — user) until `close()`. The executor sends them to this principal's
+   * own inbox; services that react to a whole tenant's calls use `CompletionSubscriber`.
    */
   onCompletion(handler: (event: CompletionEvent) => void | Promise<void>): CompletionSubscription {
     const mine = this.#claims;

@@ -1,6 +1,7 @@
 /**
- * Completion events (`tollgate.v1.evt.call.completed`) as seen by one client: a single core
- * NATS subscription, opened while anyone listens and closed when the last listener leaves.
+ * Completion events (`call.completed`) as seen by one client: a single core NATS subscription
+ * on one subject — an agent's own completion notices, or a subscriber's tenant's events —
+ * opened while anyone listens and closed when the last listener leaves.
  */
 import { fromBinary } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
@@ -9,7 +10,6 @@ import { CallStatus } from '@tollgate/contracts/call/v1';
 import { EventEnvelopeSchema } from '@tollgate/contracts/events/v1';
 import type { CallCompleted } from '@tollgate/contracts/events/v1';
 import type { ToolCallError } from './errors.js';
-import { subjects } from './protocol.js';
 import { readMeta } from './result.js';
 import type { CallMeta } from './result.js';
 import { errorFromProto } from './wire-errors.js';
@@ -108,12 +108,14 @@ export function decodeCompletion(data: Uint8Array): CompletionEvent | undefined 
 /** Fan-out of completion events to listeners over one ref-counted subscription. */
 export class CompletionFeed {
   readonly #nc: NatsConnection;
+  readonly #subject: string;
   readonly #listeners = new Set<CompletionListener>();
   readonly #onError: (err: unknown) => void;
   #sub: Subscription | undefined;
 
-  constructor(nc: NatsConnection, onError: (err: unknown) => void) {
+  constructor(nc: NatsConnection, subject: string, onError: (err: unknown) => void) {
     this.#nc = nc;
+    this.#subject = subject;
     this.#onError = onError;
   }
 
@@ -145,7 +147,7 @@ export class CompletionFeed {
   }
 
   #open(): Subscription {
-    const sub = this.#nc.subscribe(subjects.callCompleted);
+    const sub = this.#nc.subscribe(this.#subject);
     void (async () => {
       for await (const msg of sub) {
         const event = decodeCompletion(msg.data);

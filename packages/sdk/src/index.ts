@@ -1,5 +1,8 @@
 export { TollgateClient } from './client.js';
 export type { CallOptions, ClientOptions, ConnectOptions, ListToolsOptions } from './client.js';
+export { CompletionSubscriber } from './subscriber.js';
+export type { SubscriberOptions } from './subscriber.js';
+export type { BusConnectOptions } from './connection.js';
 export {
   DeniedError,
   FixArgumentsError,

@@ -8,7 +8,10 @@ export const subjects = {
   listTools: 'tollgate.v1.svc.synthesizer.list_tools',
   getTool: 'tollgate.v1.svc.synthesizer.get_tool',
   callResult: 'tollgate.v1.svc.executor.call_result',
-  callCompleted: 'tollgate.v1.evt.call.completed',
+  /** One tenant's `call.completed` events (what an event subscriber may read). */
+  callCompleted(tenant: string): string {
+    return `tollgate.v1.evt.call.completed.${tenant}`;
+  },
 } as const;
 
 /** Header carrying the principal token (`Bearer <token>`). */

@@ -124,6 +124,18 @@ export function errorFromTransport(
       { cause: err },
     );
   }
+  if (
+    err instanceof natsErrors.AuthorizationError ||
+    err instanceof natsErrors.UserAuthenticationExpiredError
+  ) {
+    return toolCallError(
+      {
+        code: 'UNAUTHENTICATED',
+        message: `the bus refused the token (${err.message}): it is missing, expired, or not signed by a trusted issuer`,
+      },
+      { cause: err },
+    );
+  }
   if (err instanceof natsErrors.PermissionViolationError) {
     return toolCallError(
       { code: 'UNAUTHENTICATED', message: `NATS refused to ${err.operation} on ${err.subject}` },

@@ -1,7 +1,6 @@
 import { fromJson } from '@bufbuild/protobuf';
 import type { JsonObject } from '@bufbuild/protobuf';
 import { ValueSchema } from '@bufbuild/protobuf/wkt';
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   ErrorCategory as ProtoCategory,
@@ -74,7 +73,7 @@ const lookUpOrders: CallBehaviour = (request: CallRequest) => {
 
 beforeAll(async () => {
   nats = await startNatsServer();
-  nc = await connect({ servers: nats.url, name: 'sdk-agent-test' });
+  nc = await nats.connect('sdk-agent-test');
   standIn = new StandInServices({
     nc,
     token,

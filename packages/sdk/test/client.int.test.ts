@@ -1,6 +1,5 @@
 import { fromJson } from '@bufbuild/protobuf';
 import { ValueSchema } from '@bufbuild/protobuf/wkt';
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   ErrorCategory as ProtoCategory,
@@ -16,7 +15,8 @@ import {
   isRetryable,
 } from '../src/index.js';
 import type { CompletionEvent } from '../src/index.js';
-import { orders, principalToken, searchSchema, uniqueName } from './support/fixtures.js';
+import { orders, searchSchema, signedToken, testIssuer, uniqueName } from './support/fixtures.js';
+import { startAuthCallout } from '../../../test/support/bus.js';
 import { startNatsServer } from '../../../test/support/nats-server.js';
 import type { NatsServer } from '../../../test/support/nats-server.js';
 import { CallStatus, StandInServices } from './support/standin-services.js';
@@ -24,11 +24,12 @@ import type { CallBehaviour } from './support/standin-services.js';
 
 const tenant = uniqueName('t').replaceAll('_', '-');
 const principal = { tenant, agent: 'support_bot', environment: 'prod' };
-const token = principalToken(principal);
+let token: string;
 const resource = uniqueName('orders');
 const searchTool = `${resource}_search`;
 
 let nats: NatsServer;
+let callout: Awaited<ReturnType<typeof startAuthCallout>>;
 let nc: NatsConnection;
 let standIn: StandInServices;
 let client: TollgateClient;
@@ -36,7 +37,9 @@ let behaviour: CallBehaviour = () => ({ status: CallStatus.OK });
 
 beforeAll(async () => {
   nats = await startNatsServer();
-  nc = await connect({ servers: nats.url, name: 'sdk-client-test' });
+  token = await signedToken(principal);
+  callout = await startAuthCallout(nats.url, nats.credentialsDir, (await testIssuer()).file);
+  nc = await nats.connect('sdk-client-test');
   standIn = new StandInServices({
     nc,
     token,
@@ -61,6 +64,7 @@ afterAll(async () => {
   await client?.close();
   standIn?.close();
   await nc?.drain();
+  await callout?.stop();
   await nats?.dispose();
 });
 
@@ -94,7 +98,7 @@ describe('client - listing tools', () => {
   it('client - a refused token is a DeniedError from the tollgate-error header', async () => {
     const stranger = await TollgateClient.connect({
       natsUrl: nats.url,
-      token: principalToken({ tenant, agent: 'intruder' }),
+      token: await signedToken({ tenant, agent: 'intruder' }),
     });
     try {
       const err = await stranger.listTools().catch((e: unknown) => e);

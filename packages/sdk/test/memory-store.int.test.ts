@@ -9,7 +9,6 @@ import {
   SessionStatus,
 } from '@tollgate/contracts/memory/v1';
 import type { EndSessionRequest, Session } from '@tollgate/contracts/memory/v1';
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -102,7 +101,7 @@ beforeAll(async () => {
     },
   });
   nats = await startNatsServer();
-  nc = await connect({ servers: nats.url, name: 'sdk-memory-test' });
+  nc = await nats.connect('sdk-memory-test');
   standIn = new StandInServices({
     nc,
     token,

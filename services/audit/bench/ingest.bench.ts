@@ -15,7 +15,6 @@ import { AuditTrail } from '../src/audit.js';
 import { percentile } from '../src/read/stats.js';
 import { encodePageToken } from '../src/read/page-token.js';
 import { parseQuery } from '../src/read/query.js';
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { EVENTS_STREAM, connectMongo, createLogger, ensureEventStream } from '@tollgate/kit';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -150,7 +149,7 @@ async function endToEndDelay(nc: NatsConnection): Promise<void> {
 }
 
 const nats = await ownNatsServer();
-const nc = await connect({ servers: nats.url });
+const nc = await nats.connect('audit-bench');
 await ensureEventStream(nc);
 try {
   await sustainedRate(nc);

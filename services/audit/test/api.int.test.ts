@@ -1,5 +1,4 @@
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { RpcStatus, isRpcError } from '@tollgate/contracts';
 import type { RpcClient } from '@tollgate/contracts';
@@ -52,15 +51,14 @@ async function refusal(
 
 beforeAll(async () => {
   nats = await ownNatsServer();
-  nc = await connect({ servers: nats.url });
+  nc = await nats.connect('audit-api');
   await ensureEventStream(nc);
   dbUrl = `${sharedMongoUrl}/${uniqueName('audit_api')}`;
   issuer = await testIssuer();
   audit = await startAuditProcess({
-    TOLLGATE_NATS_URL: nats.url,
+    ...nats.env,
     TOLLGATE_MONGO_URL: dbUrl,
     TOLLGATE_TRUSTED_ISSUERS_FILE: issuer.file,
-    TOLLGATE_AUDIT_DURABLE: uniqueName('audit'),
   });
   asA = auditClient(audit.grpc, await issuer.token(A));
   asB = auditClient(audit.grpc, await issuer.token(B));

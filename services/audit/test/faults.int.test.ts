@@ -1,6 +1,5 @@
 import { create } from '@bufbuild/protobuf';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { VerifyRequestSchema } from '@tollgate/contracts/audit/v1';
 import { EVENTS_STREAM, ensureEventStream } from '@tollgate/kit';
 import { MongoClient } from 'mongodb';
@@ -20,17 +19,16 @@ const burst = (tenant: string, n: number, prefix = 'c') =>
 describe('audit faults', () => {
   it('faults - kill -9 in the middle of a 10,000-event burst: after a restart all are stored exactly once and the chain verifies', async () => {
     const nats = await ownNatsServer();
-    const nc = await connect({ servers: nats.url });
+    const nc = await nats.connect('audit-faults');
     await ensureEventStream(nc);
     const dbUrl = `${sharedMongoUrl}/${uniqueName('audit_kill')}`;
     const mongo = new MongoClient(dbUrl);
     const records = mongo.db().collection(collections.records);
     const issuer = await testIssuer();
     const env = {
-      TOLLGATE_NATS_URL: nats.url,
+      ...nats.env,
       TOLLGATE_MONGO_URL: dbUrl,
       TOLLGATE_TRUSTED_ISSUERS_FILE: issuer.file,
-      TOLLGATE_AUDIT_DURABLE: uniqueName('audit'),
       // What the killed run held unacknowledged comes back after this.
       TOLLGATE_AUDIT_ACK_WAIT_MS: '5000',
     };
@@ -101,11 +99,7 @@ describe('audit faults', () => {
     const tenant = 'natsrestart';
     const records = h.mongo.db.collection(collections.records);
     try {
-      const publisher = await connect({
-        servers: h.nats.url,
-        maxReconnectAttempts: -1,
-        reconnectTimeWait: 100,
-      });
+      const publisher = await h.nats.connect('audit-faults-publisher');
       const publishing = publishAll(publisher, burst(tenant, 3_000));
       await eventually(
         async () => ((await records.countDocuments({ tenant })) >= 500 ? true : undefined),

@@ -7,8 +7,9 @@ import type { CalloutDeps } from './callout.js';
 export const AUTH_CALLOUT_SUBJECT = '$SYS.REQ.USER.AUTH';
 
 /**
- * Answers authorization requests. Instances share a queue group; each decision is logged with
- * the principal (let in) or the reason (refused), never the token.
+ * Answers authorization requests. Not a queue group: every callout on the bus sees every
+ * request and answers for the tokens of issuers it trusts (the server takes the first answer);
+ * each decision is logged with the principal (let in) or the reason (refused), never the token.
  */
 export function serveCallout(
   nc: NatsConnection,
@@ -16,7 +17,6 @@ export function serveCallout(
 ): Subscription {
   const { logger } = deps;
   return nc.subscribe(AUTH_CALLOUT_SUBJECT, {
-    queue: 'auth-callout',
     callback: (err, msg) => {
       if (err !== null) {
         logger.error({ err: { message: err.message } }, 'auth callout subscription failed');
@@ -24,6 +24,10 @@ export function serveCallout(
       }
       void authorize(msg.data, deps).then(
         (decision) => {
+          if (decision.response === undefined) {
+            logger.debug({ reason: decision.reason }, 'left to another callout');
+            return;
+          }
           msg.respond(decision.response);
           if (decision.principal)
             logger.info(
@@ -33,7 +37,10 @@ export function serveCallout(
           else logger.info({ reason: decision.reason }, 'connection refused');
         },
         (cause: unknown) =>
-          logger.warn({ err: { message: (cause as Error).message } }, 'authorization request ignored'),
+          logger.warn(
+            { err: { message: (cause as Error).message } },
+            'authorization request ignored',
+          ),
       );
     },
   });

@@ -8,13 +8,8 @@
  * services verify it (issuer keys, audience, expiry); the user it yields lives no longer than
  * the token, so the server closes the connection when the token expires.
  */
-import { decodeJwt } from 'jose';
-import {
-  decode,
-  encodeAuthorizationResponse,
-  encodeUser,
-  fromPublic,
-} from '@nats-io/jwt';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { decode, encodeAuthorizationResponse, encodeUser, fromPublic } from '@nats-io/jwt';
 import type { AuthorizationRequest, ClaimsData, KeyPair } from '@nats-io/jwt';
 import { EVENTS_TOKEN_AUDIENCE, TOKEN_AUDIENCE, TollgateError } from '@tollgate/core';
 import type { Principal, TokenVerifier } from '@tollgate/core';
@@ -33,9 +28,13 @@ export interface CalloutDeps {
   now?: () => number;
 }
 
-/** One decision, for the log (never the token). */
+/**
+ * One decision, for the log (never the token). `response` is undefined when the token was
+ * signed by a key this callout does not know: another callout on the bus (another trust
+ * domain) may know it, and if none answers the server refuses the connection itself.
+ */
 export interface CalloutDecision {
-  response: string;
+  response: string | undefined;
   /** Set when the connection was let in. */
   principal?: Principal;
   role?: 'agent' | 'subscriber';
@@ -60,13 +59,25 @@ export async function authorize(request: Uint8Array, deps: CalloutDeps): Promise
     throw new Error('authorization request without a user key or from another server');
   }
   const refuse = async (reason: string): Promise<CalloutDecision> => ({
-    response: await encodeAuthorizationResponse(userKey, serverId, deps.issuer, { error: reason }, {}),
+    response: await encodeAuthorizationResponse(
+      userKey,
+      serverId,
+      deps.issuer,
+      { error: reason },
+      {},
+    ),
     reason,
   });
 
   const token = req.connect_opts?.auth_token;
   if (typeof token !== 'string' || token === '') {
     return refuse('no Tollgate token was presented at CONNECT (the NATS "token" option)');
+  }
+  if (!deps.verifier.knowsKeyOf(token) && looksSigned(token)) {
+    return {
+      response: undefined,
+      reason: 'the token was signed by a key this callout does not know',
+    };
   }
   const role = audienceOf(token) === EVENTS_TOKEN_AUDIENCE ? 'subscriber' : 'agent';
   let principal: Principal;
@@ -78,7 +89,8 @@ export async function authorize(request: Uint8Array, deps: CalloutDeps): Promise
   } catch (err) {
     return refuse(err instanceof TollgateError ? err.message : 'the token could not be verified');
   }
-  const permissions = role === 'subscriber' ? subscriberPermissions(principal) : agentPermissions(principal);
+  const permissions =
+    role === 'subscriber' ? subscriberPermissions(principal) : agentPermissions(principal);
   const now = Math.floor((deps.now?.() ?? Date.now()) / 1000);
   const expires = Math.min(expiryOf(token) ?? now + deps.maxTtlSeconds, now + deps.maxTtlSeconds);
   const user = await encodeUser(
@@ -110,6 +122,15 @@ function audienceOf(token: string): string | undefined {
     return Array.isArray(aud) ? aud[0] : aud;
   } catch {
     return undefined;
+  }
+}
+
+/** Whether `token` is a JWS with a key id at all (anything else is refused outright). */
+function looksSigned(token: string): boolean {
+  try {
+    return typeof decodeProtectedHeader(token).kid === 'string';
+  } catch {
+    return false;
   }
 }
 

@@ -26,7 +26,7 @@ import {
 } from './pipeline/saved-query.js';
 import { operationOf, validateCall } from './pipeline/validate.js';
 import { CallRunner } from './runner.js';
-import type { ApprovedCall } from './runner.js';
+import type { ApprovedCall, CompletionNotify } from './runner.js';
 import type { CallResults } from './state/call-results.js';
 import type { ParkedCalls } from './state/parked-calls.js';
 
@@ -54,6 +54,8 @@ export interface ExecutorDeps {
   /** Which credential references each tenant's resources may name (checked before resolving). */
   credentialNamespaces: CredentialNamespaces;
   events: EventPublisher;
+  /** Tells the calling principal of each stored `call.completed` (its own inbox; optional). */
+  notify?: CompletionNotify;
   idempotency: IdempotencyStore;
   rateLimits: RateLimiter;
   parked: ParkedCalls;
@@ -99,6 +101,7 @@ export class Executor {
       credentials: deps.credentials,
       credentialNamespaces: deps.credentialNamespaces,
       events: deps.events,
+      ...(deps.notify ? { notify: deps.notify } : {}),
       idempotency: deps.idempotency,
       results: deps.results,
       logger: deps.logger,
@@ -287,7 +290,9 @@ export class Executor {
   async #accept(trail: CallTrail): Promise<CallResult> {
     const result = acceptedResult(trail, this.#clock());
     try {
-      await publishEnvelope(this.#deps.events, completedEvent(trail, result));
+      const event = completedEvent(trail, result);
+      await publishEnvelope(this.#deps.events, event);
+      if (trail.principal !== undefined) this.#deps.notify?.(trail.principal, event);
       if (trail.principal !== undefined) await this.#deps.results.put(trail.principal, result);
       return result;
     } catch {

@@ -1,4 +1,5 @@
 import type { CallResult } from '@tollgate/contracts/call/v1';
+import type { EventEnvelope } from '@tollgate/contracts/events/v1';
 import { TollgateError, isTollgateError } from '@tollgate/core';
 import type {
   ConnectorRegistry,
@@ -30,6 +31,12 @@ export interface ApprovedCall {
   args: Record<string, unknown>;
 }
 
+/**
+ * Tells a principal that one of its calls completed: `call.completed` on its own inbox prefix
+ * (core `agentCompletionSubject`), the only place an agent may listen (DESIGN §14).
+ */
+export type CompletionNotify = (principal: Principal, event: EventEnvelope) => void;
+
 /** A call's answer and whether its audit event was stored (it is never sent otherwise). */
 export interface RecordedResult {
   result: CallResult;
@@ -41,6 +48,7 @@ export interface RunnerDeps {
   credentials: CredentialResolver;
   credentialNamespaces: CredentialNamespaces;
   events: EventPublisher;
+  notify?: CompletionNotify;
   idempotency: IdempotencyStore;
   results: CallResults;
   logger: Logger;
@@ -115,6 +123,8 @@ export class CallRunner {
         const event =
           kind === 'denied' ? deniedEvent(trail, result) : completedEvent(trail, result);
         await publishEnvelope(this.#deps.events, event);
+        if (kind === 'completed' && trail.principal !== undefined)
+          this.#deps.notify?.(trail.principal, event);
         return { result, recorded: true };
       } catch (err) {
         this.#deps.logger.error(

@@ -5,10 +5,12 @@ import type {
   CredentialResolver,
   TokenVerifier,
 } from '@tollgate/core';
+import { agentCompletionSubject } from '@tollgate/core';
 import {
   EventPublisher,
   MemoryProjection,
   ResourceCatalog,
+  encodeEnvelope,
   ensureEventStream,
 } from '@tollgate/kit';
 import type { Logger } from '@tollgate/kit';
@@ -69,6 +71,8 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Runn
     credentials: options.credentials,
     credentialNamespaces: options.credentialNamespaces,
     events: new EventPublisher(nc),
+    notify: (principal, event) =>
+      nc.publish(agentCompletionSubject(principal), encodeEnvelope(event)),
     idempotency: new IdempotencyStore(buckets.idempotency),
     rateLimits: new RateLimiter(buckets.rateLimits),
     parked: new ParkedCalls(buckets.parkedCalls),

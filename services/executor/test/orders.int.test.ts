@@ -170,7 +170,7 @@ describe('orders - the orders scenario through the executor', () => {
     // No waiting: the event must already be in the stream when the reply arrives.
     const jsm = await jetstreamManager(h.nc);
     const stored = await jsm.streams.getMessage(EVENTS_STREAM, {
-      last_by_subj: subjects.event('call.completed'),
+      last_by_subj: subjects.event('call.completed', 'team-a'),
     });
     const event = decodeEnvelope(stored!.data);
     expect(event.payload.case).toBe('callCompleted');

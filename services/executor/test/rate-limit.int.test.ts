@@ -7,7 +7,7 @@ import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { descriptorHash, generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
 import type { IssuerKeys } from '@tollgate/core';
-import { ERROR_HEADER, buckets, connectBus, request, resourceKey, subjects } from '@tollgate/kit';
+import { ERROR_HEADER, buckets, request, resourceKey, subjects } from '@tollgate/kit';
 import { compileBundle } from '@tollgate/policy';
 import {
   ordersAgents,
@@ -32,7 +32,7 @@ const LIMIT = 5;
 
 beforeAll(async () => {
   nats = await startNatsServer();
-  nc = await connectBus({ url: nats.url, name: 'rate-limit-test' });
+  nc = await nats.connect('rate-limit-test');
   const es = new Client({ node: ES_URL });
   await seedOrders(es, ORDERS_INDEX);
   await es.close();
@@ -66,7 +66,7 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) {
     executors.push(
       startService('executor', {
-        TOLLGATE_NATS_URL: nats.url,
+        ...nats.env,
         TOLLGATE_TRUSTED_ISSUERS_FILE: join(dir, 'issuer.json'),
         TOLLGATE_EXECUTOR_GRPC_ADDR: '127.0.0.1:0',
         TOLLGATE_CURSOR_KEY: 'shared-cursor-key',

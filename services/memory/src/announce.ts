@@ -6,7 +6,13 @@
  */
 import { Binary } from 'mongodb';
 import { MemoryItemKind, MemoryWrite } from '@tollgate/contracts/events/v1';
-import { EventTypes, decodeEnvelope, encodeEnvelope, envelope, publishEnvelope } from '@tollgate/kit';
+import {
+  EventTypes,
+  decodeEnvelope,
+  encodeEnvelope,
+  envelope,
+  publishEnvelope,
+} from '@tollgate/kit';
 import type { EventPublisher, Logger } from '@tollgate/kit';
 import type { MemoryStore } from './store/collections.js';
 import { formatActor } from './types.js';

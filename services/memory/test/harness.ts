@@ -9,7 +9,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server } from '@grpc/grpc-js';
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createClient } from '@tollgate/contracts';
@@ -119,7 +118,7 @@ export async function startMemory(
   const dbName = uniqueName('memory_test');
   const mongo = await connectMongo(`${infra.mongoUrl}/${dbName}`);
   const nats = await startNatsServer();
-  const nc = await connect({ servers: nats.url });
+  const nc = await nats.connect('memory-test');
   await ensureEventStream(nc);
   const logger = createLogger({ service: 'memory-test', level: 'silent' });
   const bundles = await openBucket(nc, 'memory_test_bundles');
@@ -151,7 +150,7 @@ export async function startMemory(
   const grpc: GrpcServerHandle = await listenGrpc(server, '127.0.0.1:0', 'test');
   const address = `127.0.0.1:${grpc.port}`;
   const written: MemoryWritten[] = [];
-  const sub: Subscription = nc.subscribe(subjects.event(EventTypes.memoryWritten));
+  const sub: Subscription = nc.subscribe(subjects.eventsOf(EventTypes.memoryWritten));
   void (async () => {
     for await (const msg of sub) {
       const event = decodeEnvelope(msg.data);

@@ -301,6 +301,7 @@ describe('learning - from call.completed', () => {
       EventTypes.callCompleted,
       crypto.randomUUID(),
       new TextEncoder().encode('not protobuf at all'),
+      h.tenant,
     );
     const noPrincipal = envelope(EventTypes.callCompleted, h.tenant, {
       case: 'callCompleted',

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { MongoClient } from 'mongodb';
 import { createClient } from '@tollgate/contracts';
@@ -44,7 +43,7 @@ describe('service - the memory process', () => {
     const bucket = uniqueName('memory_svc_bucket');
     const tenant = uniqueName('svc').replace(/_/g, '-');
     const nats = await startNatsServer();
-    const nc = await connect({ servers: nats.url });
+    const nc = await nats.connect('memory-service-test');
     await ensureEventStream(nc);
     const policyBucket = uniqueName('memory_svc_bundles');
     const bundle = testBundle(tenant);
@@ -62,8 +61,10 @@ describe('service - the memory process', () => {
         ...process.env,
         TOLLGATE_MEMORY_GRPC_ADDR: '127.0.0.1:0',
         TOLLGATE_MONGO_URL: dbUrl,
-        TOLLGATE_NATS_URL: nats.url,
+        ...nats.env,
         TOLLGATE_MEMORY_POLICY_BUCKET: policyBucket,
+        // Its own durable and buckets: only the admin key may use those.
+        TOLLGATE_NATS_CREDENTIALS_FILE: join(nats.credentialsDir, 'admin.nk'),
         TOLLGATE_TRUSTED_ISSUERS_FILE: issuersFile,
         TOLLGATE_MEMORY_DURABLE: durable,
         TOLLGATE_MEMORY_BUCKET: bucket,
@@ -106,7 +107,12 @@ describe('service - the memory process', () => {
           status: CallStatus.OK,
         },
       });
-      await publisher.publish(EventTypes.callCompleted, event.eventId, encodeEnvelope(event));
+      await publisher.publish(
+        EventTypes.callCompleted,
+        event.eventId,
+        encodeEnvelope(event),
+        tenant,
+      );
     }
     const token = await issuePrincipalToken(issuer, {
       tenant,

@@ -15,16 +15,10 @@ import { createClient } from '@tollgate/contracts';
 import { PolicyService } from '@tollgate/contracts/policy/v1';
 import { TokenVerifier, generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
 import type { PublishedResource } from '@tollgate/core';
-import {
-  connectBus,
-  connectMongo,
-  createLogger,
-  listenGrpc,
-  resourceKey,
-  watchBucket,
-} from '@tollgate/kit';
+import { connectMongo, createLogger, listenGrpc, resourceKey, watchBucket } from '@tollgate/kit';
 import { LocalDecider } from '@tollgate/policy';
 import { registerPolicyApi, startPolicyService } from '../src/index.js';
+import { connectTestBus } from '../../../test/support/bus.js';
 
 const NATS_URL = process.env.TOLLGATE_NATS_URL ?? 'nats://127.0.0.1:4222';
 const MONGO_URL = process.env.TOLLGATE_MONGO_URL ?? 'mongodb://127.0.0.1:27017';
@@ -103,7 +97,7 @@ function line(label: string, samples: number[]): string {
 
 async function measure(windowMs: number): Promise<Record<string, ReturnType<typeof percentiles>>> {
   const mongo = await connectMongo(`${MONGO_URL}/policy_bench_${run}_${windowMs}`);
-  const nc = await connectBus({ url: NATS_URL, name: 'policy-bench' });
+  const nc = await connectTestBus({ url: NATS_URL, name: 'policy-bench' });
   const keys = await generateIssuerKeys('policy-bench');
   const verifier = await TokenVerifier.create([{ issuer: keys.issuer, keys: [keys.publicJwk] }]);
   const parts = await startPolicyService({

@@ -23,7 +23,6 @@ import {
   EVENTS_STREAM,
   EventPublisher,
   EventTypes,
-  connectBus,
   connectMongo,
   createLogger,
   decodeEnvelope,
@@ -39,6 +38,7 @@ import { approvalBindingHash, bundleText } from '@tollgate/policy';
 import { infra, uniqueName } from '../../../test/support/infra.js';
 import { registerPolicyApi, startPolicyService } from '../src/index.js';
 import type { PolicyParts } from '../src/index.js';
+import { connectTestBus } from '../../../test/support/bus.js';
 
 export { eventually, infra, uniqueName } from '../../../test/support/infra.js';
 export { publishedResource } from './fixtures.js';
@@ -85,7 +85,7 @@ export interface Harness {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dbName = uniqueName('policy_test');
   const mongo = await connectMongo(`${infra.mongoUrl}/${dbName}`);
-  const nc = await connectBus({ url: infra.natsUrl, name: 'policy-test' });
+  const nc = await connectTestBus({ url: infra.natsUrl, name: 'policy-test' });
   const keys = await generateIssuerKeys('policy-test');
   const dir = await mkdtemp(join(tmpdir(), 'policy-issuers-'));
   const issuersFile = join(dir, 'issuers.json');
@@ -227,7 +227,7 @@ export async function watchEvents(
   const feeds: { messages: ConsumerMessages; done: Promise<void> }[] = [];
   for (const type of types) {
     const consumer = await jetstream(nc).consumers.get(EVENTS_STREAM, {
-      filter_subjects: subjects.event(type),
+      filter_subjects: subjects.eventsOf(type),
       deliver_policy: DeliverPolicy.New,
     });
     const messages: ConsumerMessages = await consumer.consume();

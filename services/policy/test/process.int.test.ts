@@ -9,7 +9,7 @@ import { createClient } from '@tollgate/contracts';
 import { ApprovalStatus, PolicyService } from '@tollgate/contracts/policy/v1';
 import { generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
 import type { IssuerKeys } from '@tollgate/core';
-import { EVENTS_STREAM, EventTypes, connectBus, connectMongo } from '@tollgate/kit';
+import { EVENTS_STREAM, EventTypes, connectMongo } from '@tollgate/kit';
 import { bundleText } from '@tollgate/policy';
 import { startService } from '../../../test/support/process.js';
 import type { RunningService } from '../../../test/support/process.js';
@@ -23,6 +23,7 @@ import {
   uniqueTenant,
   watchEvents,
 } from './harness.js';
+import { connectTestBus, sharedCredentialsDir } from '../../../test/support/bus.js';
 
 let service: RunningService;
 let decided: Awaited<ReturnType<typeof watchEvents>>;
@@ -37,7 +38,7 @@ const bundlesBucket = uniqueName('proc_bundles');
 const resourcesBucket = uniqueName('proc_resources');
 
 beforeAll(async () => {
-  nc = await connectBus({ url: infra.natsUrl, name: 'policy-process-test' });
+  nc = await connectTestBus({ url: infra.natsUrl, name: 'policy-process-test' });
   keys = await generateIssuerKeys('policy-process-test');
   dir = await mkdtemp(join(tmpdir(), 'policy-proc-'));
   await writeFile(join(dir, 'issuers.json'), JSON.stringify(keys));
@@ -57,6 +58,8 @@ beforeAll(async () => {
   service = startService('policy', {
     TOLLGATE_MONGO_URL: `${infra.mongoUrl}/${db}`,
     TOLLGATE_NATS_URL: infra.natsUrl,
+    // Its own durable and buckets on the shared server: only the admin key may use those.
+    TOLLGATE_NATS_CREDENTIALS_FILE: join(sharedCredentialsDir(), 'admin.nk'),
     TOLLGATE_POLICY_GRPC_ADDR: '127.0.0.1:0',
     TOLLGATE_TRUSTED_ISSUERS_FILE: join(dir, 'issuers.json'),
     TOLLGATE_POLICY_APPROVALS_DURABLE: durable,

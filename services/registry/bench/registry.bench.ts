@@ -29,13 +29,7 @@ import {
   parsePublishedResource,
 } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
-import {
-  connectBus,
-  connectMongo,
-  createCredentialResolver,
-  createLogger,
-  listenGrpc,
-} from '@tollgate/kit';
+import { connectMongo, createCredentialResolver, createLogger, listenGrpc } from '@tollgate/kit';
 import {
   COLLECTIONS,
   projectionValue,
@@ -46,6 +40,7 @@ import {
   versionId,
 } from '../src/index.js';
 import type { RegistryParts, VersionRecord } from '../src/index.js';
+import { connectTestBus } from '../../../test/support/bus.js';
 
 const NATS_URL = process.env.TOLLGATE_NATS_URL ?? 'nats://127.0.0.1:4222';
 const MONGO_URL = process.env.TOLLGATE_MONGO_URL ?? 'mongodb://127.0.0.1:27017';
@@ -112,7 +107,7 @@ async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void
 }
 
 const mongo = await connectMongo(`${MONGO_URL}/registry_bench_${run}`, { timeoutMs: 10_000 });
-const nc = await connectBus({ url: NATS_URL, name: 'registry-bench' });
+const nc = await connectTestBus({ url: NATS_URL, name: 'registry-bench' });
 const keys = await generateIssuerKeys('registry-bench');
 const verifier = await TokenVerifier.create([{ issuer: keys.issuer, keys: [keys.publicJwk] }]);
 const connectors = createConnectorRegistry([elasticsearchConnector]);

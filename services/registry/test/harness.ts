@@ -24,7 +24,6 @@ import type { CredentialNamespaces, IssuerKeys, Principal } from '@tollgate/core
 import {
   EVENTS_STREAM,
   EventTypes,
-  connectBus,
   connectMongo,
   createCredentialResolver,
   createLogger,
@@ -37,6 +36,7 @@ import type { GrpcServerHandle, Logger, MongoHandle } from '@tollgate/kit';
 import { infra, uniqueName } from '../../../test/support/infra.js';
 import { registerRegistryApi, startRegistry } from '../src/index.js';
 import type { RegistryParts } from '../src/index.js';
+import { connectTestBus } from '../../../test/support/bus.js';
 
 export { eventually, infra, uniqueName } from '../../../test/support/infra.js';
 
@@ -92,7 +92,7 @@ export interface HarnessOptions {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dbName = uniqueName('registry_test');
   const mongo = await connectMongo(`${infra.mongoUrl}/${dbName}`);
-  const nc = await connectBus({ url: infra.natsUrl, name: 'registry-test' });
+  const nc = await connectTestBus({ url: infra.natsUrl, name: 'registry-test' });
   const bucket = uniqueName('reg_kv');
   const keys = await generateIssuerKeys('registry-test');
   const dir = await mkdtemp(join(tmpdir(), 'registry-issuers-'));
@@ -216,7 +216,7 @@ export async function watchResourceEvents(nc: NatsConnection): Promise<{
   stop(): Promise<void>;
 }> {
   const consumer = await jetstream(nc).consumers.get(EVENTS_STREAM, {
-    filter_subjects: subjects.event(EventTypes.resourceChanged),
+    filter_subjects: subjects.eventsOf(EventTypes.resourceChanged),
     deliver_policy: DeliverPolicy.New,
   });
   const messages: ConsumerMessages = await consumer.consume();

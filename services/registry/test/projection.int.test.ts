@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResourceChange } from '@tollgate/contracts/events/v1';
 import { UNRESTRICTED_CREDENTIAL_NAMESPACES, parsePublishedResource } from '@tollgate/core';
 import type { Principal, PublishedResource } from '@tollgate/core';
-import { EventPublisher, connectBus, createLogger, openBucket, resourceKey } from '@tollgate/kit';
+import { EventPublisher, createLogger, openBucket, resourceKey } from '@tollgate/kit';
 import {
   COLLECTIONS,
   Catalog,
@@ -22,6 +22,7 @@ import {
   watchResourceEvents,
 } from './harness.js';
 import type { Harness } from './harness.js';
+import { connectTestBus } from '../../../test/support/bus.js';
 
 let h: Harness;
 let events: Awaited<ReturnType<typeof watchResourceEvents>>;
@@ -164,7 +165,7 @@ describe('projection', () => {
 
   it('projection - a change whose projection failed (NATS gone) converges through the reconciler', async () => {
     const tenant = uniqueTenant();
-    const broken = await connectBus({ url: infra.natsUrl, name: 'registry-test-broken' });
+    const broken = await connectTestBus({ url: infra.natsUrl, name: 'registry-test-broken' });
     const kv = await openBucket(broken, h.bucket);
     const store = new ResourceStore(h.mongo.db);
     const projector = new Projector({ kv, events: new EventPublisher(broken), store });

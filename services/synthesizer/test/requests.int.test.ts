@@ -274,7 +274,7 @@ describe('synthesizer - acting for another principal (gRPC)', () => {
 describe('synthesizer - tools.listed', () => {
   it('tools.listed - a listing with a session id is stored on JetStream with every tool name and version', async () => {
     const consumer = await jetstream(h.nc).consumers.get(EVENTS_STREAM, {
-      filter_subjects: subjects.event(EventTypes.toolsListed),
+      filter_subjects: subjects.eventsOf(EventTypes.toolsListed),
       deliver_policy: DeliverPolicy.New,
     });
     const messages = await consumer.consume();

@@ -384,7 +384,7 @@ describe('synthesizer - saved queries as narrower tools', () => {
 describe('synthesizer - saved queries in what a listing records and may carry', () => {
   it('tools.listed - the saved-query tools are recorded with their versions', async () => {
     const consumer = await jetstream(h.nc).consumers.get(EVENTS_STREAM, {
-      filter_subjects: subjects.event(EventTypes.toolsListed),
+      filter_subjects: subjects.eventsOf(EventTypes.toolsListed),
       deliver_policy: DeliverPolicy.New,
     });
     const messages = await consumer.consume();

@@ -12,7 +12,7 @@ export function registerStack(program: Command, run: ActionRunner): void {
   program
     .command('up')
     .description(
-      'start the local infrastructure, the six services and the web console, wait until healthy',
+      'start the local infrastructure, every service and the web console, wait until healthy',
     )
     .option('--no-infra', 'do not run deploy/local/up.sh (the infrastructure is managed elsewhere)')
     .option('--timeout <seconds>', 'how long each service may take to become healthy', '120')

@@ -1,10 +1,11 @@
 /**
- * The services of the local stack — the six of the control and data planes, and the web
- * console — and where they listen for gRPC (the same variables and defaults as the services'
- * own `serviceEndpoints`; the console serves only health there), plus the NATS URL agents use
- * and the console's URL.
+ * The services of the local stack — the control and data planes, `auth-callout` (lets agents
+ * onto the bus with their tokens) and the web console — and where they listen for gRPC (the
+ * same variables and defaults as the services' own `serviceEndpoints`; the callout and the
+ * console serve only health there), plus the NATS URL agents use and the console's URL.
  */
 export const SERVICE_NAMES = [
+  'auth-callout',
   'registry',
   'synthesizer',
   'policy',
@@ -17,6 +18,7 @@ export const SERVICE_NAMES = [
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 const DEFAULT_PORTS: Record<ServiceName, number> = {
+  'auth-callout': 7070,
   registry: 7061,
   synthesizer: 7062,
   policy: 7063,
@@ -28,7 +30,7 @@ const DEFAULT_PORTS: Record<ServiceName, number> = {
 
 /** `TOLLGATE_<NAME>_GRPC_ADDR`, the variable that moves a service's gRPC address. */
 export function addressVariable(name: ServiceName): string {
-  return `TOLLGATE_${name.toUpperCase()}_GRPC_ADDR`;
+  return `TOLLGATE_${name.toUpperCase().replace(/-/g, '_')}_GRPC_ADDR`;
 }
 
 /** Where `name` listens for gRPC: its variable, else `127.0.0.1:<default port>`. */

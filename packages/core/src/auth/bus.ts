@@ -14,15 +14,23 @@ export const EVENTS_TOKEN_AUDIENCE = 'tollgate-events';
  * principal alone, so the SDK, the auth callout and the executor compute the same one; the hash
  * keeps principal names (which may hold any character in `user`) out of subjects.
  */
-export function agentInboxPrefix(principal: Pick<Principal, 'tenant' | 'environment' | 'agent' | 'user'>): string {
+export function agentInboxPrefix(
+  principal: Pick<Principal, 'tenant' | 'environment' | 'agent' | 'user'>,
+): string {
   const digest = createHash('sha256')
-    .update([principal.tenant, principal.environment, principal.agent, principal.user ?? ''].join('\u0000'))
+    .update(
+      [principal.tenant, principal.environment, principal.agent, principal.user ?? ''].join(
+        '\u0000',
+      ),
+    )
     .digest('hex')
     .slice(0, 32);
   return `_INBOX_A.${digest}`;
 }
 
 /** Where a principal's completion notices go: `<agentInboxPrefix>.completed`. */
-export function agentCompletionSubject(principal: Pick<Principal, 'tenant' | 'environment' | 'agent' | 'user'>): string {
+export function agentCompletionSubject(
+  principal: Pick<Principal, 'tenant' | 'environment' | 'agent' | 'user'>,
+): string {
   return `${agentInboxPrefix(principal)}.completed`;
 }

@@ -1,5 +1,6 @@
 import {
   SignJWT,
+  decodeProtectedHeader,
   exportJWK,
   generateKeyPair,
   importJWK,
@@ -108,6 +109,22 @@ export class TokenVerifier {
       issuers.set(t.issuer, keys);
     }
     return new TokenVerifier(issuers);
+  }
+
+  /**
+   * Whether `token` names a signing key (`kid`) of a trusted issuer — read from its header
+   * without verifying anything. Lets a verifier that is one of several on a bus leave tokens
+   * of other trust domains to their own verifier.
+   */
+  knowsKeyOf(token: string): boolean {
+    let kid: unknown;
+    try {
+      kid = decodeProtectedHeader(token).kid;
+    } catch {
+      return false;
+    }
+    for (const keys of this.#issuers.values()) if (keys.has(kid as string | undefined)) return true;
+    return false;
   }
 
   async verify(token: string | undefined, audience = TOKEN_AUDIENCE): Promise<Principal> {

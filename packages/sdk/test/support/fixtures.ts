@@ -1,4 +1,9 @@
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { JsonObject } from '@bufbuild/protobuf';
+import { generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
+import type { IssuerKeys } from '@tollgate/core';
 
 /** A name no other test run uses. */
 export function uniqueName(prefix: string): string {
@@ -73,4 +78,31 @@ export function orders(count: number): JsonObject[] {
     amount: 10 + i,
     status: i % 2 === 0 ? 'paid' : 'shipped',
   }));
+}
+
+let issuer: Promise<IssuerKeys> | undefined;
+
+/** The issuer of `signedToken`: one per test process, written to `file` for the callout. */
+export async function testIssuer(): Promise<{ keys: IssuerKeys; file: string }> {
+  issuer ??= generateIssuerKeys('sdk-test');
+  const keys = await issuer;
+  const file = join(tmpdir(), `sdk-test-issuer-${process.pid}.json`);
+  await writeFile(file, JSON.stringify(keys), { mode: 0o600 });
+  return { keys, file };
+}
+
+/** A real, signed principal token (what the bus's auth callout lets in). */
+export async function signedToken(claims: {
+  tenant: string;
+  agent: string;
+  environment?: string;
+  user?: string;
+}): Promise<string> {
+  const { keys } = await testIssuer();
+  return issuePrincipalToken(keys, {
+    tenant: claims.tenant,
+    agent: claims.agent,
+    environment: claims.environment ?? 'prod',
+    ...(claims.user ? { user: claims.user } : {}),
+  });
 }

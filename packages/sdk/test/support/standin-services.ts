@@ -3,12 +3,13 @@
  * own services, used by the SDK's tests only until the real services exist. It speaks the
  * protocol of docs/services.md ("Data plane over NATS") over the real NATS server: protobuf
  * bodies, `authorization` header checked, failures as a `tollgate-error` header, completion
- * events on `tollgate.v1.evt.call.completed`.
+ * notices on the calling principal's own inbox (core `agentCompletionSubject`).
  */
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { JsonObject, MessageInitShape } from '@bufbuild/protobuf';
 import { timestampNow } from '@bufbuild/protobuf/wkt';
 import { headers as natsHeaders } from '@nats-io/transport-node';
+import { agentCompletionSubject } from '@tollgate/core';
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { CallRequestSchema, CallResultSchema, CallStatus } from '@tollgate/contracts/call/v1';
 import type { CallRequest, CallResult } from '@tollgate/contracts/call/v1';
@@ -120,8 +121,9 @@ export class StandInServices {
         },
       },
     });
+    // Where the executor sends it: the calling principal's own inbox.
     this.#options.nc.publish(
-      'tollgate.v1.evt.call.completed',
+      agentCompletionSubject(principal),
       toBinary(EventEnvelopeSchema, envelope),
     );
   }

@@ -151,7 +151,9 @@ export function approvalEvent(
 /** The NATS subject and bytes of an event, as the stream holds them. */
 export function onStream(event: EventEnvelope): { subject: string; data: Uint8Array } {
   return {
-    subject: subjects.event(event.type as EventType),
+    subject: /^[A-Za-z0-9_-]*$/.test(event.tenant)
+      ? subjects.event(event.type as EventType, event.tenant)
+      : `tollgate.v1.evt.${event.type}._`,
     data: toBinary(EventEnvelopeSchema, event),
   };
 }

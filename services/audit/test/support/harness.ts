@@ -1,6 +1,5 @@
 import { Writable } from 'node:stream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { connect } from '@nats-io/transport-node';
 import { connectMongo, createLogger, ensureEventStream } from '@tollgate/kit';
 import type { Logger, MongoHandle } from '@tollgate/kit';
 import { AuditTrail } from '../../src/audit.js';
@@ -8,7 +7,7 @@ import { AuditIngest } from '../../src/ingest/ingest.js';
 import type { IngestSettings } from '../../src/ingest/ingest.js';
 import { AuditStore } from '../../src/store.js';
 import { ownNatsServer, uniqueName } from './servers.js';
-import type { OwnedServer } from './servers.js';
+import type { OwnedNatsServer } from './servers.js';
 
 export const sharedMongoUrl = process.env.TOLLGATE_MONGO_URL ?? 'mongodb://127.0.0.1:27017';
 
@@ -39,7 +38,7 @@ export const testSettings = (durable: string): IngestSettings => ({
  * own (so the stream holds only this test's events) and a fresh database on the shared Mongo.
  */
 export interface Harness {
-  nats: OwnedServer;
+  nats: OwnedNatsServer;
   nc: NatsConnection;
   mongo: MongoHandle;
   store: AuditStore;
@@ -53,7 +52,7 @@ export async function startHarness(
   options: { mongoUrl?: string; settings?: Partial<IngestSettings> } = {},
 ): Promise<Harness> {
   const nats = await ownNatsServer();
-  const nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  const nc = await nats.connect('audit-test');
   await ensureEventStream(nc);
   const mongo = await connectMongo(
     options.mongoUrl ?? `${sharedMongoUrl}/${uniqueName('audit_test')}`,

@@ -25,6 +25,7 @@ export async function publishAll(
             event.type as EventType,
             event.eventId,
             encodeEnvelope(event),
+            event.tenant,
             2_000,
           );
           break;

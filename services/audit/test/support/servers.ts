@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { connect } from '@nats-io/transport-node';
+import { startNatsServer } from '../../../../test/support/nats-server.js';
+import type { NatsServer } from '../../../../test/support/nats-server.js';
 
 /** A TCP port nothing listens on right now. */
 export async function freePort(): Promise<number> {
@@ -84,26 +85,20 @@ function ownedServer(
   };
 }
 
-/** A nats-server with JetStream on a port of its own, its store in a temporary folder. */
-export async function ownNatsServer(): Promise<OwnedServer> {
-  const port = await freePort();
-  const dir = await mkdtemp(join(tmpdir(), 'audit-nats-'));
-  const url = `nats://127.0.0.1:${port}`;
-  const server = ownedServer(
-    url,
-    dir,
-    () =>
-      spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], {
-        stdio: 'ignore',
-      }),
-    async () => {
-      const nc = await connect({ servers: url, timeout: 1_000, reconnect: false });
-      await nc.close();
-      return true;
-    },
-  );
-  await server.start();
-  return server;
+/** The private nats-server of test/support (authenticated like every bus), as an OwnedServer. */
+export type OwnedNatsServer = OwnedServer & Pick<NatsServer, 'env' | 'connect' | 'credentialsDir'>;
+
+export async function ownNatsServer(): Promise<OwnedNatsServer> {
+  const nats = await startNatsServer();
+  return {
+    url: nats.url,
+    env: nats.env,
+    credentialsDir: nats.credentialsDir,
+    connect: nats.connect,
+    start: nats.start,
+    stop: (signal: NodeJS.Signals = 'SIGTERM') => nats.stop(signal === 'SIGKILL'),
+    dispose: nats.dispose,
+  };
 }
 
 const FERRETDB = join(homedir(), '.cache/tollgate/ferretdb/v1.24.2/bin/ferretdb');

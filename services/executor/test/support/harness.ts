@@ -29,7 +29,6 @@ import type {
 } from '@tollgate/core';
 import {
   ERROR_HEADER,
-  connectBus,
   createCredentialResolver,
   createLogger,
   decodeEnvelope,
@@ -140,7 +139,7 @@ export const DEFAULT_SETTINGS: ExecutorSettings = {
 /** Starts a private NATS, an in-process executor on it, and the helpers tests drive it with. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const nats = await startNatsServer();
-  const nc = await connectBus({ url: nats.url, name: 'executor-test' });
+  const nc = await nats.connect('executor-test');
   const es = new Client({ node: ES_URL });
   const keys = await generateIssuerKeys('tollgate-test');
   const verifier = await TokenVerifier.create([{ issuer: keys.issuer, keys: [keys.publicJwk] }]);
@@ -290,7 +289,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       }
     },
     async startExecutor(settings = {}) {
-      const executorNc = await connectBus({ url: nats.url, name: 'executor' });
+      const executorNc = await nats.connect('executor', 'executor');
       connections.push(executorNc);
       const running = await startExecutor({
         nc: executorNc,

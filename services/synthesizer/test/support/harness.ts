@@ -33,7 +33,6 @@ import type {
 import {
   ERROR_HEADER,
   buckets,
-  connectBus,
   createLogger,
   listenGrpc,
   loadTokenVerifier,
@@ -118,7 +117,7 @@ export interface HarnessOptions {
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const nats = await startNatsServer();
-  const nc = await connectBus({ url: nats.url, name: 'synthesizer-test' });
+  const nc = await nats.connect('synthesizer-test');
   const resources = await openBucket(nc, buckets.resources);
   const bundles = await openBucket(nc, buckets.policyBundles);
   const memory = await openBucket(nc, buckets.memory);
