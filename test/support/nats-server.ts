@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -63,9 +64,12 @@ export async function startNatsServer(): Promise<NatsServer> {
   let child: ChildProcess | undefined;
 
   const start = async (): Promise<void> => {
-    const proc = spawn(binary, ['-c', join(dir, 'nats.conf')], {
+    // TOLLGATE_TEST_NATS_LOG=<dir>: each server's debug log goes there (diagnosing a test).
+    const log = process.env['TOLLGATE_TEST_NATS_LOG'];
+    const proc = spawn(binary, ['-c', join(dir, 'nats.conf'), ...(log ? ['-DV'] : [])], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    if (log) proc.stderr?.pipe(createWriteStream(join(log, `nats-${port}.log`), { flags: 'a' }));
     child = proc;
     let output = '';
     await new Promise<void>((resolve, reject) => {

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect, credsAuthenticator, nkeyAuthenticator } from '@nats-io/transport-node';
+import { connect, credsAuthenticator } from '@nats-io/transport-node';
 import type { ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../log/logger.js';
+import { userSeedAuthenticator } from './nkey.js';
 
 /**
  * How a process proves who it is to NATS (DESIGN §14): a service's NKey seed (or a `.creds`
@@ -89,7 +90,7 @@ export function busAuthOptions(auth: BusAuth | undefined): Partial<ConnectionOpt
     const text = readSecretFile(auth.credentialsFile, 'NATS credentials').trim();
     out.authenticator = text.includes('-----BEGIN NATS USER JWT-----')
       ? credsAuthenticator(new TextEncoder().encode(text))
-      : nkeyAuthenticator(new TextEncoder().encode(checkSeed(text, auth.credentialsFile)));
+      : userSeedAuthenticator(checkSeed(text, auth.credentialsFile));
   }
   if (auth.caFile !== undefined || auth.certFile !== undefined) {
     out.tls = {
