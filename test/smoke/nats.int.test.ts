@@ -6,6 +6,7 @@ import {
   EventPublisher,
   EventTypes,
   consumeEvents,
+  deadLetter,
   ensureEventStream,
   openBucket,
   watchBucket,
@@ -55,6 +56,45 @@ describe('smoke - NATS JetStream', () => {
       return info.num_ack_pending === 0 ? info : undefined;
     });
     await jsm.consumers.delete(EVENTS_STREAM, durable);
+  });
+
+  it('jetstream - a dead-lettered event is never redelivered', async () => {
+    const tenant = uniqueName('dl').replace(/_/g, '-');
+    const publisher = new EventPublisher(nc);
+    const ids = [uniqueName('poison'), uniqueName('poison')];
+    for (const id of ids)
+      await publisher.publish(EventTypes.memoryWritten, id, new Uint8Array([0xff]), tenant);
+    const durable = uniqueName('smoke_dl');
+    const messages = await consumeEvents(nc, {
+      durable,
+      types: [EventTypes.memoryWritten],
+      deliverPolicy: 'all',
+      ackWaitMs: 500,
+      maxDeliver: 5,
+    });
+    const deliveries = new Map<string, number>();
+    const loop = (async () => {
+      for await (const m of messages) {
+        const id = m.headers?.get('Nats-Msg-Id') ?? '';
+        deliveries.set(id, (deliveries.get(id) ?? 0) + 1);
+        if (ids.includes(id)) deadLetter(m, 'not an envelope:\nline two of a long reason');
+        else m.ack();
+      }
+    })();
+    const jsm = await jetstreamManager(nc);
+    try {
+      await eventually(() => (ids.every((id) => deliveries.has(id)) ? true : undefined), 10_000);
+      // Several ack waits later: nothing came back and nothing is pending.
+      await new Promise((r) => setTimeout(r, 2_000));
+      const info = await jsm.consumers.info(EVENTS_STREAM, durable);
+      expect(ids.map((id) => deliveries.get(id))).toEqual([1, 1]);
+      expect(info.num_ack_pending).toBe(0);
+      expect(info.num_redelivered).toBe(0);
+    } finally {
+      await messages.close();
+      await loop;
+      await jsm.consumers.delete(EVENTS_STREAM, durable);
+    }
   });
 
   it('jetstream - ensureEventStream is idempotent', async () => {

@@ -24,7 +24,7 @@ export type { EventType } from './bus/subjects.js';
 export { SpanKind, currentTraceId, extractTrace, inSpan, injectTrace } from './bus/trace.js';
 export { ERROR_HEADER, request, serve, wireError } from './bus/rpc.js';
 export type { BusReply, RequestOptions, ServeOptions, ServeReply } from './bus/rpc.js';
-export { EventPublisher, consumeEvents, ensureEventStream } from './bus/events.js';
+export { EventPublisher, consumeEvents, deadLetter, ensureEventStream } from './bus/events.js';
 export type {
   ConsumerMessages,
   DurableConsumerOptions,

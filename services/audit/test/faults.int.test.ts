@@ -62,9 +62,7 @@ describe('audit faults', () => {
         // Let redeliveries of what the first run stored but never acknowledged arrive and be dropped.
         await eventually(
           async () => {
-            const info = await (
-              await jetstreamManager(nc)
-            ).consumers.info(EVENTS_STREAM, env.TOLLGATE_AUDIT_DURABLE);
+            const info = await (await jetstreamManager(nc)).consumers.info(EVENTS_STREAM, 'audit');
             return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
           },
           120_000,

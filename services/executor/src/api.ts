@@ -8,6 +8,7 @@ import {
   ERROR_HEADER,
   EventTypes,
   consumeEvents,
+  deadLetter,
   decodeEnvelope,
   serve,
   subjects,
@@ -185,14 +186,14 @@ async function settleOne(executor: Executor, msg: JsMsg, logger: Logger): Promis
   try {
     envelope = decodeEnvelope(msg.data);
   } catch {
-    msg.term('not an event envelope');
+    deadLetter(msg, 'not an event envelope');
     return;
   }
   if (
     envelope.payload.case !== 'approvalDecided' ||
     envelope.payload.value.approval === undefined
   ) {
-    msg.term('not an approval decision');
+    deadLetter(msg, 'not an approval decision');
     return;
   }
   try {

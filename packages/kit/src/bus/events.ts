@@ -139,4 +139,14 @@ export async function consumeEvents(
   return consumer.consume();
 }
 
+/**
+ * Gives up on a message for good (a dead letter): the server never redelivers it, so poison
+ * events cannot pile up against `max_ack_pending` and stall the consumer. The reason (one line,
+ * at most 256 characters) goes into the server's MSG_TERMINATED advisory; log it as well.
+ * Needs nats-server ≥ 2.10 (deploy/nats/version), which understands a terminate with a reason.
+ */
+export function deadLetter(msg: JsMsg, reason: string): void {
+  msg.term(reason.replace(/[\r\n]+/g, ' ').slice(0, 256));
+}
+
 export type { ConsumerMessages, JsMsg };

@@ -8,7 +8,13 @@ import { timestampMs } from '@bufbuild/protobuf/wkt';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { CallStatus } from '@tollgate/contracts/call/v1';
 import type { EventEnvelope } from '@tollgate/contracts/events/v1';
-import { EVENT_SCHEMA_VERSION, EventTypes, consumeEvents, decodeEnvelope } from '@tollgate/kit';
+import {
+  EVENT_SCHEMA_VERSION,
+  EventTypes,
+  consumeEvents,
+  deadLetter,
+  decodeEnvelope,
+} from '@tollgate/kit';
 import type { JsMsg, Logger } from '@tollgate/kit';
 import type { CompletedCall, Learner } from './learner.js';
 
@@ -105,7 +111,7 @@ async function handle(msg: JsMsg, deps: { learner: Learner; logger: Logger }): P
   const reading = readCallCompleted(msg.data);
   if (!reading.ok) {
     deps.logger.warn({ seq: msg.seq, reason: reading.reason }, 'call.completed dead-lettered');
-    msg.term(reading.reason);
+    deadLetter(msg, reading.reason);
     return;
   }
   try {
