@@ -31,7 +31,7 @@ export function followToolChanges(
     }, debounceMs);
   };
   const subs: Subscription[] = TOOL_CHANGING_EVENTS.map((type) =>
-    nc.subscribe(subjects.event(type), {
+    nc.subscribe(subjects.eventsOf(type), {
       callback: (err) => {
         if (err === null) fire();
       },

@@ -7,7 +7,15 @@
 import pino from 'pino';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Server } from '@modelcontextprotocol/server';
-import { cfg, connectBus, commonConfig, createLogger, loadConfig } from '@tollgate/kit';
+import {
+  busAuthFromEnv,
+  cfg,
+  commonConfig,
+  connectBus,
+  createLogger,
+  loadConfig,
+  serviceInboxPrefix,
+} from '@tollgate/kit';
 import { followToolChanges } from './changes.js';
 import { McpGateway } from './gateway/gateway.js';
 import { BusToolSource } from './gateway/tool-source.js';
@@ -38,7 +46,13 @@ const logger = createLogger({
   level: config.logLevel,
   destination: pino.destination(2),
 });
-const nc = await connectBus({ url: config.natsUrl, name: `mcp-stdio-${config.agent}`, logger });
+const nc = await connectBus({
+  url: config.natsUrl,
+  name: `mcp-stdio-${config.agent}`,
+  logger,
+  auth: busAuthFromEnv('mcp'),
+  inboxPrefix: serviceInboxPrefix('mcp'),
+});
 const tokens = new CallTokens(
   await loadIssuerKeys(config.issuerKeyFile),
   config.callTokenTtlSeconds,
