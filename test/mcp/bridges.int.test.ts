@@ -52,7 +52,7 @@ async function stdioClient(command: string, args: string[]): Promise<Client> {
       env: {
         PATH: process.env.PATH ?? '',
         TOLLGATE_HOME: home,
-        TOLLGATE_NATS_URL: s.h.nats.url,
+        ...s.h.nats.env,
         TOLLGATE_TENANT: 'team-a',
         TOLLGATE_ENV: 'prod',
       },
