@@ -49,6 +49,7 @@ export type BusRole =
   | 'memory'
   | 'audit'
   | 'mcp'
+  | 'console'
   | 'auth-callout';
 
 export interface TestBusOptions {
