@@ -24,7 +24,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { descriptorHash, generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
 import type { CompiledRequest, PublishedResource } from '@tollgate/core';
-import { buckets, connectBus, resourceKey } from '@tollgate/kit';
+import { buckets, resourceKey } from '@tollgate/kit';
 import { LocalDecider, compileBundle } from '@tollgate/policy';
 import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
 import type { EsSearchRequest } from '@tollgate/connector-elasticsearch';
@@ -132,7 +132,7 @@ export async function runMcpBench(): Promise<McpBenchReport> {
   await seedOrders(es, INDEX);
   const nats = await startNatsServer();
   const dir = await mkdtemp(join(tmpdir(), 'tollgate-mcp-bench-'));
-  const nc = await connectBus({ url: nats.url, name: 'mcp-bench' });
+  const nc = await nats.connect('mcp-bench');
   const services: RunningService[] = [];
   const closers: Array<() => Promise<void>> = [];
   try {
@@ -163,7 +163,7 @@ export async function runMcpBench(): Promise<McpBenchReport> {
     ).put(resourceKey('team-a', 'prod', 'es_orders'), JSON.stringify(published));
     await (await kvm.create(buckets.policyBundles)).put('team-a', JSON.stringify(bundle.bundle));
     const common = {
-      TOLLGATE_NATS_URL: nats.url,
+      ...nats.env,
       TOLLGATE_TRUSTED_ISSUERS_FILE: issuerFile,
       TOLLGATE_LOG_LEVEL: 'info',
     };

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ResourceCatalog, connectBus, createLogger, openBucket } from '../src/index.js';
+import { ResourceCatalog, createLogger, openBucket } from '../src/index.js';
 import { descriptor, published } from './support/resources.js';
-import { eventually, infra, uniqueName } from '../../../test/support/infra.js';
+import { connectTestBus, eventually, infra, uniqueName } from '../../../test/support/infra.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
@@ -10,7 +10,7 @@ describe('resource catalog - following a bucket (real NATS)', () => {
   let nc: NatsConnection;
 
   beforeAll(async () => {
-    nc = await connectBus({ url: infra.natsUrl, name: 'kit-catalog-test' });
+    nc = await connectTestBus({ url: infra.natsUrl, name: 'kit-catalog-test' });
   });
 
   afterAll(async () => {
