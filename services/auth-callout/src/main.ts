@@ -1,15 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { fromSeed } from '@nats-io/jwt';
-import { bootService, busAuthFromEnv, serviceEndpoints, tokenVerifierFor } from '@tollgate/kit';
+import { bootService, busAuthFromEnv, serviceEndpoints } from '@tollgate/kit';
 import { serveCallout } from './api.js';
-import { DEV_ISSUER_FILE, calloutConfig, defaultIssuerFile } from './config.js';
+import { calloutConfig, defaultIssuerFile } from './config.js';
 
 await bootService({
   name: 'auth-callout',
   config: calloutConfig,
   grpcAddress: serviceEndpoints['auth-callout'],
-  async start({ nc, config, logger, lifecycle }) {
-    const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUER_FILE, logger);
+  async start({ nc, config, logger, lifecycle, verifier }) {
     const issuerFile =
       config.issuerFile || defaultIssuerFile(busAuthFromEnv('auth-callout').credentialsFile);
     const seed = (await readFile(issuerFile, 'utf8')).trim();
