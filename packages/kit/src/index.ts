@@ -19,10 +19,20 @@ export {
   serviceInboxPrefix,
 } from './bus/connect.js';
 export type { BusAuth, BusOptions } from './bus/connect.js';
-export { EVENTS_STREAM, EventTypes, buckets, resourceKey, subjects } from './bus/subjects.js';
-export type { EventType } from './bus/subjects.js';
+// The NATS contract is contracts' (the SDK reads the same); kit passes it on to services.
+export {
+  AUTHORIZATION_HEADER,
+  ERROR_HEADER,
+  EVENTS_STREAM,
+  EventTypes,
+  buckets,
+  isCallSubject,
+  resourceKey,
+  subjects,
+} from '@tollgate/contracts/bus';
+export type { EventType } from '@tollgate/contracts/bus';
 export { SpanKind, currentTraceId, extractTrace, inSpan, injectTrace } from './bus/trace.js';
-export { ERROR_HEADER, request, serve, wireError } from './bus/rpc.js';
+export { request, serve, wireError } from './bus/rpc.js';
 export type { BusReply, RequestOptions, ServeOptions, ServeReply } from './bus/rpc.js';
 export { EventPublisher, consumeEvents, deadLetter, ensureEventStream } from './bus/events.js';
 export type {

@@ -2,7 +2,7 @@ import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AUTHORIZATION_HEADER, ERROR_HEADER } from './protocol.js';
+import { AUTHORIZATION_HEADER, ERROR_HEADER } from '@tollgate/contracts/bus';
 import { inClientSpan, injectTraceparent } from './trace.js';
 import { errorFromHeader, errorFromTransport, malformed } from './wire-errors.js';
 

@@ -41,7 +41,7 @@ export type {
   WaitOptions,
 } from './result.js';
 export type { Tool } from './tools.js';
-export { ERROR_HEADER, readTokenClaims, subjects } from './protocol.js';
+export { readTokenClaims } from './protocol.js';
 export type { TokenClaims, ToolFormatName } from './protocol.js';
 export { runAgent, DEFAULT_SYSTEM_PROMPT } from './agent/run-agent.js';
 export type {

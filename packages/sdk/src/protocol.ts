@@ -1,23 +1,9 @@
 /**
- * The agent side of the NATS data plane (docs/services.md, "Data plane over NATS"): subjects,
- * headers and tool formats, as the services define them.
+ * The agent side of the NATS data plane (docs/services.md, "Data plane over NATS"): tool
+ * formats and token claims. Subjects and headers are contracts' (`@tollgate/contracts/bus`),
+ * the same the services use.
  */
 import { ToolFormat as ProtoToolFormat } from '@tollgate/contracts/tools/v1';
-
-export const subjects = {
-  listTools: 'tollgate.v1.svc.synthesizer.list_tools',
-  getTool: 'tollgate.v1.svc.synthesizer.get_tool',
-  callResult: 'tollgate.v1.svc.executor.call_result',
-  /** One tenant's `call.completed` events (what an event subscriber may read). */
-  callCompleted(tenant: string): string {
-    return `tollgate.v1.evt.call.completed.${tenant}`;
-  },
-} as const;
-
-/** Header carrying the principal token (`Bearer <token>`). */
-export const AUTHORIZATION_HEADER = 'authorization';
-/** Header of a failed request's reply: JSON `{ code, category, message, details }`. */
-export const ERROR_HEADER = 'tollgate-error';
 
 /** Tool export formats, by the names the rest of Tollgate uses. */
 export type ToolFormatName = 'json_schema' | 'openai' | 'anthropic' | 'mcp';
@@ -40,13 +26,6 @@ export function formatName(format: ProtoToolFormat): ToolFormatName {
 
 export function isToolFormatName(value: unknown): value is ToolFormatName {
   return typeof value === 'string' && Object.hasOwn(toProto, value);
-}
-
-/** A call subject the SDK will publish to: `tollgate.v1.call.<kind>.<resource>`, no wildcards. */
-const CALL_SUBJECT = /^tollgate\.v1\.call\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-
-export function isCallSubject(value: string): boolean {
-  return CALL_SUBJECT.test(value);
 }
 
 /**

@@ -5,13 +5,14 @@
  * and nothing else — no other tenant's events, no publishing, no streams or buckets.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
+import { EventTypes, subjects } from '@tollgate/contracts/bus';
 import { EVENTS_TOKEN_AUDIENCE } from '@tollgate/core';
 import { CompletionFeed } from './completions.js';
 import type { CompletionEvent, CompletionSubscription } from './completions.js';
 import { connectWithToken } from './connection.js';
 import type { BusConnectOptions } from './connection.js';
 import { toolCallError } from './errors.js';
-import { readTokenClaims, subjects } from './protocol.js';
+import { readTokenClaims } from './protocol.js';
 import type { TokenClaims } from './protocol.js';
 
 /** `CompletionSubscriber.connect` options. */
@@ -30,7 +31,11 @@ export class CompletionSubscriber {
     this.#nc = nc;
     this.#tenant = claims.tenant;
     this.#reportError = onError;
-    this.#feed = new CompletionFeed(nc, subjects.callCompleted(claims.tenant), onError);
+    this.#feed = new CompletionFeed(
+      nc,
+      subjects.event(EventTypes.callCompleted, claims.tenant),
+      onError,
+    );
   }
 
   /** Connects with a subscriber token (`issuePrincipalToken(..., { audience: 'tollgate-events' })`). */

@@ -1,6 +1,7 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { ToolDefinition } from '@tollgate/contracts/tools/v1';
-import { formatName, isCallSubject } from './protocol.js';
+import { isCallSubject } from '@tollgate/contracts/bus';
+import { formatName } from './protocol.js';
 import type { ToolFormatName } from './protocol.js';
 import { malformed } from './wire-errors.js';
 

@@ -58,7 +58,7 @@ export async function serveExecutor(
     }),
   );
   subscriptions.push(
-    serve(nc, subjects.service('executor', 'call_result'), (msg) => handlePoll(executor, msg), {
+    serve(nc, subjects.callResult, (msg) => handlePoll(executor, msg), {
       queue: 'executor-call-result',
       logger,
       spanName: 'executor.call_result',

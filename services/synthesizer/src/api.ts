@@ -39,8 +39,8 @@ export interface ApiDeps {
 /** The largest reply gRPC clients accept by default (4 MiB); larger listings are refused. */
 export const MAX_GRPC_REPLY_BYTES = 4 * 1024 * 1024;
 
-export const listToolsSubject = subjects.service('synthesizer', 'list_tools');
-export const getToolSubject = subjects.service('synthesizer', 'get_tool');
+export const listToolsSubject = subjects.listTools;
+export const getToolSubject = subjects.getTool;
 
 /** Registers SynthesizerService on a gRPC server. */
 export function registerSynthesizerGrpc(server: Server, deps: ApiDeps): void {

@@ -1,6 +1,6 @@
 /**
- * Every NATS subject, stream and bucket name Tollgate uses. Services build subjects here and
- * nowhere else (DESIGN §4–§5).
+ * The NATS contract: every subject, header, stream and bucket name Tollgate uses. Services
+ * (through kit) and agents (through the SDK) build subjects here and nowhere else.
  */
 
 const TOKEN = /^[A-Za-z0-9_-]+$/;
@@ -13,7 +13,7 @@ function token(kind: string, value: string): string {
 
 export const EVENTS_STREAM = 'TOLLGATE_EVENTS';
 
-/** Event areas and names of DESIGN §5. */
+/** Event types: `<area>.<what happened>`; each is published on `subjects.event(type, tenant)`. */
 export const EventTypes = {
   resourceChanged: 'resource.changed',
   policyChanged: 'policy.changed',
@@ -42,7 +42,7 @@ export const subjects = {
   },
   /**
    * Where an event of `tenant` is published: `tollgate.v1.evt.<area>.<name>.<tenant>`, so the bus
-   * can give a tenant's subscribers its events and nothing else (DESIGN §14). An event of no
+   * can give a tenant's subscribers its events and nothing else (docs/bus.md). An event of no
    * known tenant (a call refused before its token was read) goes to tenant `_`.
    */
   event(type: EventType, tenant: string): string {
@@ -57,7 +57,25 @@ export const subjects = {
   service(service: string, method: string): string {
     return `tollgate.v1.svc.${token('service', service)}.${token('method', method)}`;
   },
+  /** The synthesizer's tool listing for the calling principal. */
+  listTools: 'tollgate.v1.svc.synthesizer.list_tools',
+  /** One tool by name, for the calling principal. */
+  getTool: 'tollgate.v1.svc.synthesizer.get_tool',
+  /** The stored result of a parked or accepted call, for the principal that made it. */
+  callResult: 'tollgate.v1.svc.executor.call_result',
 } as const;
+
+/** A call subject agents may publish to: `tollgate.v1.call.<kind>.<resource>`, no wildcards. */
+const CALL_SUBJECT = /^tollgate\.v1\.call\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+export function isCallSubject(value: string): boolean {
+  return CALL_SUBJECT.test(value);
+}
+
+/** Header carrying the principal token (`Bearer <token>`) on requests. */
+export const AUTHORIZATION_HEADER = 'authorization';
+/** Header of a failed request's reply: JSON `{ code, category, message, details }`. */
+export const ERROR_HEADER = 'tollgate-error';
 
 /** The subject token of an event's tenant: the tenant, or `_` when there is none. */
 export function eventTenant(tenant: string): string {

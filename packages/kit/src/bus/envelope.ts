@@ -2,9 +2,9 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { EventEnvelopeSchema } from '@tollgate/contracts/events/v1';
+import type { EventType } from '@tollgate/contracts/bus';
 import type { EventEnvelope } from '@tollgate/contracts/events/v1';
 import type { EventPublisher } from './events.js';
-import type { EventType } from './subjects.js';
 import { currentTraceId } from './trace.js';
 
 /** The current envelope schema version; consumers dead-letter versions they don't know. */

@@ -9,8 +9,8 @@ import {
   StorageType,
 } from '@nats-io/jetstream';
 import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
-import { EVENTS_STREAM, subjects } from './subjects.js';
-import type { EventType } from './subjects.js';
+import { EVENTS_STREAM, subjects } from '@tollgate/contracts/bus';
+import type { EventType } from '@tollgate/contracts/bus';
 import { injectTrace } from './trace.js';
 
 export interface EventStreamOptions {

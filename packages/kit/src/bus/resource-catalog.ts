@@ -14,7 +14,7 @@ import type { PublishedResource, ResourceDescriptor, VersionedResource } from '@
 import type { Logger } from '../log/logger.js';
 import { watchBucket } from './kv.js';
 import type { BucketWatch, KV } from './kv.js';
-import { resourceKey, subjects } from './subjects.js';
+import { resourceKey, subjects } from '@tollgate/contracts/bus';
 
 /** One resource as the catalog holds it: the version the registry last projected. */
 export interface CatalogEntry extends PublishedResource {

@@ -1,5 +1,6 @@
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { ERROR_HEADER } from '@tollgate/contracts/bus';
 import { isTollgateError } from '@tollgate/core';
 import type { Logger } from '../log/logger.js';
 import { extractTrace, inSpan, injectTrace, SpanKind } from './trace.js';
@@ -101,9 +102,6 @@ async function handleOne(
     }
   }
 }
-
-/** Header carrying a failed request's error as JSON. */
-export const ERROR_HEADER = 'tollgate-error';
 
 /** The error a NATS reply carries: the TollgateError as is, anything else as a generic INTERNAL. */
 export function wireError(err: unknown): {

@@ -10,7 +10,7 @@ import { CallRequestSchema, CallResultSchema } from '@tollgate/contracts/call/v1
 import { ListToolsResponseSchema } from '@tollgate/contracts/synthesizer/v1';
 import { ToolFormat } from '@tollgate/contracts/tools/v1';
 import type { ToolDefinition } from '@tollgate/contracts/tools/v1';
-import { subjects } from '@tollgate/kit';
+import { ERROR_HEADER, subjects } from '@tollgate/kit';
 import type { Backend } from '../backend/backend.js';
 import { json } from '../backend/backend.js';
 import type { Session } from '../auth/sessions.js';
@@ -67,7 +67,7 @@ async function dataPlane(
       `No executor answered on ${subject}: ${(err as Error).message}.`,
     );
   }
-  const failure = reply.headers?.get('tollgate-error');
+  const failure = reply.headers?.get(ERROR_HEADER);
   if (failure) {
     let parsed: { code?: string; message?: string; details?: [] } = {};
     try {

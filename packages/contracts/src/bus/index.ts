@@ -1,0 +1,13 @@
+// The NATS contract: subjects, headers, stream and bucket names.
+export {
+  AUTHORIZATION_HEADER,
+  ERROR_HEADER,
+  EVENTS_STREAM,
+  EventTypes,
+  buckets,
+  eventTenant,
+  isCallSubject,
+  resourceKey,
+  subjects,
+} from './subjects.js';
+export type { EventType } from './subjects.js';
