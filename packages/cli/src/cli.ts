@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { CliContext } from './context.js';
-import type { GlobalOptions } from './context.js';
+import type { ActionRunner, GlobalOptions } from './context.js';
 import { ExitCode, toFailure, usageError } from './errors.js';
 import { Output } from './output/output.js';
 import type { CliIo } from './output/output.js';
@@ -16,11 +16,6 @@ import { registerResources } from './commands/resources.js';
 import { registerStack } from './commands/stack.js';
 import { registerToken } from './commands/token.js';
 import { registerTools } from './commands/tools.js';
-
-/** Runs a command with a context; what every command module registers its actions through. */
-export type ActionRunner = <A extends unknown[]>(
-  action: (ctx: CliContext, ...args: A) => Promise<void>,
-) => (...args: A) => Promise<void>;
 
 /**
  * Runs `tollgate <argv…>` against `io` and resolves the exit code: 0 done, 1 the operation

@@ -34,6 +34,11 @@ export interface ServiceClient<S extends DescService> {
   address: string;
 }
 
+/** Runs a command with a context; what every command module registers its actions through. */
+export type ActionRunner = <A extends unknown[]>(
+  action: (ctx: CliContext, ...args: A) => Promise<void>,
+) => (...args: A) => Promise<void>;
+
 /**
  * Everything a command needs: where to write, the options, the stack's home, and principal
  * tokens minted from the dev issuer (or `TOLLGATE_TOKEN`). Clients opened through it are

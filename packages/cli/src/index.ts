@@ -1,7 +1,6 @@
 export { runCli } from './cli.js';
-export type { ActionRunner } from './cli.js';
 export { CLI_AGENT, CliContext } from './context.js';
-export type { GlobalOptions, ServiceClient } from './context.js';
+export type { ActionRunner, GlobalOptions, ServiceClient } from './context.js';
 export { CliError, ExitCode, failureLine, toFailure, usageError } from './errors.js';
 export type { Failure, FailureDetail } from './errors.js';
 export { Output, toJsonText } from './output/output.js';
@@ -40,13 +39,8 @@ export {
 } from './stack/services.js';
 export type { ServiceName } from './stack/services.js';
 export { stackDown, stackStatus, stackUp } from './stack/stack.js';
-export type {
-  DownResult,
-  ServiceStatus,
-  StackProgress,
-  StackStatus,
-  UpOptions,
-} from './stack/stack.js';
+export type { DownResult, StackStatus, UpOptions } from './stack/stack.js';
+export type { ServiceStatus, StackProgress } from './stack/status.js';
 export { parseInfraStatus } from './stack/infra.js';
 export type { InfraServer } from './stack/infra.js';
 export { changedSettings, settingsOf } from './stack/processes.js';

@@ -44,14 +44,8 @@ export type { Tool } from './tools.js';
 export { readTokenClaims } from './protocol.js';
 export type { TokenClaims, ToolFormatName } from './protocol.js';
 export { runAgent, DEFAULT_SYSTEM_PROMPT } from './agent/run-agent.js';
-export type {
-  AgentRun,
-  AgentSessionEnd,
-  AgentStep,
-  AgentTools,
-  RunAgentOptions,
-} from './agent/run-agent.js';
-export type { AgentToolCall } from './agent/tool-call.js';
+export type { AgentRun, AgentSessionEnd, AgentStep, RunAgentOptions } from './agent/run-agent.js';
+export type { AgentToolCall, AgentTools } from './agent/tool-call.js';
 export { llmConfigFromEnv, llmError, openaiClient } from './agent/llm.js';
 export type { LlmConfig } from './agent/llm.js';
 export { DEFAULT_COMPACTION, compactResult } from './agent/compact.js';

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { ActionRunner } from '../cli.js';
-import type { CliContext } from '../context.js';
+import type { ActionRunner, CliContext } from '../context.js';
 import { applyDescriptors } from '../apply/apply.js';
 import type { AppliedDescriptor } from '../apply/apply.js';
 import { loadDescriptors } from '../apply/load.js';

@@ -7,8 +7,7 @@ import type { AuditRecord, QueryRequestSchema, SessionStep } from '@tollgate/con
 import { CallStatus } from '@tollgate/contracts/call/v1';
 import { ErrorCode } from '@tollgate/contracts/common/v1';
 import { DecisionEffect } from '@tollgate/contracts/policy/v1';
-import type { ActionRunner } from '../cli.js';
-import type { CliContext } from '../context.js';
+import type { ActionRunner, CliContext } from '../context.js';
 import { ExitCode, usageError } from '../errors.js';
 import { renderFields } from '../output/table.js';
 import { recordLine, renderRecords, renderSteps } from '../render/audit.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CallOutcome, FinalOutcome } from '@tollgate/sdk';
-import type { ActionRunner } from '../cli.js';
+import type { ActionRunner } from '../context.js';
 import { CliError } from '../errors.js';
 import { plainOutcome, renderOutcome } from '../render/outcome.js';
 import { jsonObjectArg, positiveInt } from './parse.js';

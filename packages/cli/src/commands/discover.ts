@@ -4,7 +4,7 @@ import { toJson } from '@bufbuild/protobuf';
 import { DiscoveredFieldSchema, RegistryService } from '@tollgate/contracts/registry/v1';
 import type { DiscoveredField } from '@tollgate/contracts/registry/v1';
 import { stringify } from 'yaml';
-import type { ActionRunner } from '../cli.js';
+import type { ActionRunner } from '../context.js';
 import { loadDescriptors } from '../apply/load.js';
 import { usageError } from '../errors.js';
 import { renderTable } from '../output/table.js';

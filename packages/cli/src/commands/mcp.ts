@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { ActionRunner } from '../cli.js';
+import type { ActionRunner } from '../context.js';
 import { CliError } from '../errors.js';
 import { loadIssuer } from '../stack/issuer.js';
 import { natsUrl } from '../stack/services.js';

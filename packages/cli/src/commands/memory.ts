@@ -13,8 +13,7 @@ import {
   SkillSchema,
 } from '@tollgate/contracts/memory/v1';
 import type { Candidate, Preference, SavedQuery, Skill } from '@tollgate/contracts/memory/v1';
-import type { ActionRunner } from '../cli.js';
-import type { CliContext } from '../context.js';
+import type { ActionRunner, CliContext } from '../context.js';
 import { CLI_AGENT } from '../context.js';
 import { renderFields, renderTable } from '../output/table.js';
 import type { Column } from '../output/table.js';

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import type { ActionRunner } from '../cli.js';
-import type { CliContext } from '../context.js';
+import type { ActionRunner, CliContext } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { renderTable } from '../output/table.js';
 import { stackDown, stackStatus, stackUp } from '../stack/stack.js';
-import type { StackProgress, StackStatus } from '../stack/stack.js';
+import type { StackStatus } from '../stack/stack.js';
+import type { StackProgress } from '../stack/status.js';
 import { positiveInt } from './parse.js';
 
 /** `tollgate up | down | status`: the local stack. */

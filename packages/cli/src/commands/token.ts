@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ActionRunner } from '../cli.js';
+import type { ActionRunner } from '../context.js';
 import { loadIssuer, mintToken } from '../stack/issuer.js';
 import { renderFields } from '../output/table.js';
 import { positiveInt } from './parse.js';

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { Tool, ToolFormatName } from '@tollgate/sdk';
-import type { ActionRunner } from '../cli.js';
-import type { CliContext } from '../context.js';
+import type { ActionRunner, CliContext } from '../context.js';
 import { renderTable } from '../output/table.js';
 import { toolShape } from '../render/tool-shape.js';
 import { oneOf, positiveInt } from './parse.js';

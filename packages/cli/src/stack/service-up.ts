@@ -18,7 +18,15 @@ import {
 } from './processes.js';
 import { SERVICE_NAMES, addressVariable, serviceAddress } from './services.js';
 import type { ServiceName } from './services.js';
-import type { ServiceStatus, UpOptions } from './stack.js';
+import type { ServiceStatus, StackProgress } from './status.js';
+
+/** How a service is brought up. */
+export interface ServiceUpOptions {
+  env: NodeJS.ProcessEnv;
+  /** How long each service may take to serve, ms. */
+  timeoutMs: number;
+  progress: StackProgress;
+}
 
 /**
  * Brings `name` up: left alone when it already runs with these settings, restarted when they
@@ -29,7 +37,7 @@ export async function serviceUp(
   home: StackHome,
   checkout: string,
   name: ServiceName,
-  options: Pick<UpOptions, 'env' | 'timeoutMs' | 'progress'>,
+  options: ServiceUpOptions,
   trust: Record<string, string>,
   builtAt: number,
 ): Promise<ServiceStatus> {

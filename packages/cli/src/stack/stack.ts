@@ -11,31 +11,9 @@ import { forgetRecord, isRunning, processFiles, readRecord, stopProcess } from '
 import { SERVICE_NAMES, consoleUrl, natsUrl, serviceAddress } from './services.js';
 import { serviceBuilds } from './builds.js';
 import { isServing, serviceEntry, serviceUp } from './service-up.js';
+import type { ServiceUpOptions } from './service-up.js';
 import type { ServiceName } from './services.js';
-
-/** How one service of the local stack is doing. */
-export interface ServiceStatus {
-  name: ServiceName;
-  /** gRPC address. */
-  address: string;
-  /**
-   * `running`: started by `tollgate up` and serving; `starting`: alive, not serving yet;
-   * `external`: something not started by `up` serves at the address; `stopped`.
-   */
-  state: 'running' | 'starting' | 'external' | 'stopped';
-  pid?: number;
-  startedAt?: string;
-  log: string;
-  /** What `up` did (`up` only): started, restarted, already running, or adopted. */
-  action?: 'started' | 'restarted' | 'already_running' | 'external';
-  /**
-   * Why it was restarted: its `TOLLGATE_*` settings (or the issuer key it trusts) changed, it
-   * (or a package it uses) was rebuilt since it started, or its address changed.
-   */
-  reason?: 'settings' | 'rebuilt' | 'address';
-  /** With reason `settings`: which ones. */
-  changed?: string[];
-}
+import type { ServiceStatus, StackProgress } from './status.js';
 
 /** The whole local stack. */
 export interface StackStatus {
@@ -50,23 +28,9 @@ export interface StackStatus {
   healthy: boolean;
 }
 
-/** Reports from `up`/`down` while they work. */
-export interface StackProgress {
-  step(label: string): {
-    update(detail: string): void;
-    done(note?: string): void;
-    fail(note?: string): void;
-  };
-  warn(text: string): void;
-}
-
-export interface UpOptions {
-  env: NodeJS.ProcessEnv;
+export interface UpOptions extends ServiceUpOptions {
   /** Skip `deploy/local/up.sh` (the infrastructure is managed elsewhere). */
   skipInfra?: boolean;
-  /** How long each service may take to serve, ms. */
-  timeoutMs: number;
-  progress: StackProgress;
 }
 
 /**

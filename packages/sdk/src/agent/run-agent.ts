@@ -1,5 +1,4 @@
 import type OpenAI from 'openai';
-import type { TollgateClient } from '../client.js';
 import { toolCallError } from '../errors.js';
 import type { Tool } from '../tools.js';
 import type { CompactionLimits } from './compact.js';
@@ -20,7 +19,7 @@ import type {
 } from './snapshot.js';
 import type { SessionEndOutcome, SessionStore } from './session-store.js';
 import { runToolCall } from './tool-call.js';
-import type { AgentToolCall, ToolCallContext } from './tool-call.js';
+import type { AgentToolCall, AgentTools, ToolCallContext } from './tool-call.js';
 import { openaiToolsFor } from './openai-tools.js';
 import { renderRemembered } from './recall.js';
 import type { RecallSource, RecalledPreference } from './recall.js';
@@ -32,9 +31,6 @@ export const DEFAULT_SYSTEM_PROMPT = [
   'named in details and call again; otherwise do not retry more than once and tell the user.',
   'Answer briefly, from the tool results only.',
 ].join(' ');
-
-/** What the agent loop needs of the client: listing and calling tools. */
-export type AgentTools = Pick<TollgateClient, 'listTools' | 'call'>;
 
 export interface RunAgentOptions {
   client: AgentTools;

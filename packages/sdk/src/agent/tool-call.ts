@@ -7,12 +7,15 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import type { ErrorCategory, ErrorCode } from '@tollgate/core';
 import { isToolCallError, toolCallError } from '../errors.js';
 import type { ToolCallError } from '../errors.js';
+import type { TollgateClient } from '../client.js';
 import type { CallMeta, CallOutcome } from '../result.js';
 import type { Tool } from '../tools.js';
 import type { CompactionLimits } from './compact.js';
 import type { ConversationToolCall } from './snapshot.js';
 import { errorMessage, toolMessageContent } from './tool-message.js';
-import type { AgentTools } from './run-agent.js';
+
+/** What the agent loop needs of the client: listing and calling tools. */
+export type AgentTools = Pick<TollgateClient, 'listTools' | 'call'>;
 
 /** One tool call the model made in a step, and how it went. */
 export interface AgentToolCall {
