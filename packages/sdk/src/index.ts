@@ -1,3 +1,6 @@
+// What agent authors use: the client, its outcomes and errors, the agent loop and its session
+// store and recall, and registering a resource from a conversation. The scripted model and the
+// demo script are in `@tollgate/sdk/demo`.
 export { TollgateClient } from './client.js';
 export type { CallOptions, ClientOptions, ConnectOptions, ListToolsOptions } from './client.js';
 export { CompletionSubscriber } from './subscriber.js';
@@ -19,16 +22,7 @@ export {
   toolCallError,
 } from './errors.js';
 export type { ToolCallErrorInit } from './errors.js';
-export {
-  errorFromHeader,
-  errorFromProto,
-  errorFromRpc,
-  errorFromTransport,
-} from './wire-errors.js';
-export { checkArguments } from './arguments.js';
-export { decodeCompletion } from './completions.js';
 export type { CompletionEvent, CompletionStatus, CompletionSubscription } from './completions.js';
-export { readCallResult } from './result.js';
 export type {
   AcceptedOutcome,
   CallMeta,
@@ -41,16 +35,14 @@ export type {
   WaitOptions,
 } from './result.js';
 export type { Tool } from './tools.js';
-export { readTokenClaims } from './protocol.js';
-export type { TokenClaims, ToolFormatName } from './protocol.js';
+export type { ToolFormatName } from './protocol.js';
 export { runAgent, DEFAULT_SYSTEM_PROMPT } from './agent/run-agent.js';
 export type { AgentRun, AgentSessionEnd, AgentStep, RunAgentOptions } from './agent/run-agent.js';
 export type { AgentToolCall, AgentTools } from './agent/tool-call.js';
-export { llmConfigFromEnv, llmError, openaiClient } from './agent/llm.js';
+export { llmConfigFromEnv } from './agent/llm.js';
 export type { LlmConfig } from './agent/llm.js';
-export { DEFAULT_COMPACTION, compactResult } from './agent/compact.js';
-export type { CompactedResult, CompactionLimits } from './agent/compact.js';
-export { toolMessageBody, toolMessageContent } from './agent/tool-message.js';
+export { DEFAULT_COMPACTION } from './agent/compact.js';
+export type { CompactionLimits } from './agent/compact.js';
 export { InMemorySessionStore, MemoryServiceSessionStore } from './agent/session-store.js';
 export {
   MAX_REMEMBERED_FACTS,
@@ -67,34 +59,17 @@ export type {
   SessionRecord,
   SessionStore,
 } from './agent/session-store.js';
-export { SNAPSHOT_FORMAT, readSnapshot, trimConversation } from './agent/snapshot.js';
+export { SNAPSHOT_FORMAT, readSnapshot } from './agent/snapshot.js';
 export type {
   AgentSnapshot,
   ConversationMessage,
   ConversationToolCall,
   SnapshotCall,
 } from './agent/snapshot.js';
-export { openaiToolsFor } from './agent/openai-tools.js';
-export { parseChatRequest, startScriptedModelServer } from './model/scripted-server.js';
-export type {
-  ChatRequest,
-  ModelScript,
-  ScriptMessage,
-  ScriptTool,
-  ScriptedModelOptions,
-  ScriptedModelServer,
-  ScriptedReply,
-} from './model/scripted-server.js';
-export { createDemoScript, demoReply } from './model/demo-script.js';
-export { llmOrScriptedModel } from './model/llm-or-scripted.js';
-export type { ModelEndpoint } from './model/llm-or-scripted.js';
-export { extractResourceFromText } from './model/resource-extraction.js';
-export { pathSegments, repairArguments } from './model/argument-repair.js';
 export {
   confirmResourceDraft,
   proposeResourceFromConversation,
   rejectResourceDraft,
-  toDescriptor,
 } from './registration/propose.js';
 export type {
   ConfirmDraftOptions,
@@ -106,7 +81,3 @@ export type {
 } from './registration/propose.js';
 export { echoDraft, readAgreement, readDraft } from './registration/draft.js';
 export type { DraftField, ResourceDraft } from './registration/draft.js';
-export {
-  PROPOSE_RESOURCE_TOOL,
-  resourceExtractionSchema,
-} from './registration/extraction-schema.js';

@@ -13,13 +13,12 @@ import {
   InMemorySessionStore,
   RetryableError,
   TollgateClient,
-  createDemoScript,
-  llmOrScriptedModel,
   readSnapshot,
   runAgent,
-  startScriptedModelServer,
 } from '../src/index.js';
-import type { AgentStep, ModelScript, ScriptedModelServer } from '../src/index.js';
+import { createDemoScript, llmOrScriptedModel, startScriptedModelServer } from '../src/demo.js';
+import type { AgentStep } from '../src/index.js';
+import type { ModelScript, ScriptedModelServer } from '../src/demo.js';
 import { orders, principalToken, searchSchema, uniqueName } from './support/fixtures.js';
 import { startNatsServer } from '../../../test/support/nats-server.js';
 import type { NatsServer } from '../../../test/support/nats-server.js';

@@ -1,13 +1,9 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
-import {
-  InMemorySessionStore,
-  compactResult,
-  readSnapshot,
-  toolCallError,
-  toolMessageBody,
-  trimConversation,
-} from '../src/index.js';
+import { InMemorySessionStore, readSnapshot, toolCallError } from '../src/index.js';
+import { compactResult } from '../src/agent/compact.js';
+import { toolMessageBody } from '../src/agent/tool-message.js';
+import { trimConversation } from '../src/agent/snapshot.js';
 import type { ConversationMessage } from '../src/index.js';
 import type { CallMeta } from '../src/index.js';
 import { orders } from './support/fixtures.js';

@@ -15,10 +15,6 @@ import {
   InternalError,
   NeedsHumanError,
   RetryableError,
-  errorFromHeader,
-  errorFromProto,
-  errorFromRpc,
-  errorFromTransport,
   isDenied,
   isFixArguments,
   isInternal,
@@ -26,6 +22,12 @@ import {
   isRetryable,
   toolCallError,
 } from '../src/index.js';
+import {
+  errorFromHeader,
+  errorFromProto,
+  errorFromRpc,
+  errorFromTransport,
+} from '../src/wire-errors.js';
 
 describe('errors - classes by category', () => {
   const classes = {

@@ -15,11 +15,10 @@ import {
   DeniedError,
   MemoryServiceSessionStore,
   TollgateClient,
-  createDemoScript,
   readSnapshot,
   runAgent,
-  startScriptedModelServer,
 } from '../src/index.js';
+import { createDemoScript, startScriptedModelServer } from '../src/demo.js';
 import { principalToken, searchSchema, uniqueName } from './support/fixtures.js';
 import { startNatsServer } from '../../../test/support/nats-server.js';
 import type { NatsServer } from '../../../test/support/nats-server.js';

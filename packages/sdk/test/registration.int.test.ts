@@ -14,14 +14,13 @@ import {
   DeniedError,
   FixArgumentsError,
   confirmResourceDraft,
-  createDemoScript,
   proposeResourceFromConversation,
   readAgreement,
   rejectResourceDraft,
-  resourceExtractionSchema,
-  startScriptedModelServer,
 } from '../src/index.js';
-import type { ModelScript, ScriptedModelServer } from '../src/index.js';
+import { createDemoScript, startScriptedModelServer } from '../src/demo.js';
+import { resourceExtractionSchema } from '../src/registration/extraction-schema.js';
+import type { ModelScript, ScriptedModelServer } from '../src/demo.js';
 import { startStandIn } from './support/grpc-standin.js';
 import type { StandInServer } from './support/grpc-standin.js';
 

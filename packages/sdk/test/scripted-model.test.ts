@@ -1,18 +1,13 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
-import {
-  demoReply,
-  echoDraft,
-  extractResourceFromText,
-  llmConfigFromEnv,
-  parseChatRequest,
-  pathSegments,
-  readAgreement,
-  repairArguments,
-  resourceExtractionSchema,
-  toDescriptor,
-} from '../src/index.js';
-import type { ChatRequest } from '../src/index.js';
+import { echoDraft, llmConfigFromEnv, readAgreement } from '../src/index.js';
+import { demoReply } from '../src/demo.js';
+import { extractResourceFromText } from '../src/model/resource-extraction.js';
+import { parseChatRequest } from '../src/model/scripted-server.js';
+import { pathSegments, repairArguments } from '../src/model/argument-repair.js';
+import { resourceExtractionSchema } from '../src/registration/extraction-schema.js';
+import { toDescriptor } from '../src/registration/propose.js';
+import type { ChatRequest } from '../src/demo.js';
 import { searchSchema } from './support/fixtures.js';
 
 function request(body: JsonObject): ChatRequest {

@@ -4,7 +4,10 @@ import { CallResultSchema, CallStatus } from '@tollgate/contracts/call/v1';
 import { EventEnvelopeSchema } from '@tollgate/contracts/events/v1';
 import { ToolDefinitionSchema } from '@tollgate/contracts/tools/v1';
 import { describe, expect, it } from 'vitest';
-import { checkArguments, decodeCompletion, readCallResult, readTokenClaims } from '../src/index.js';
+import { checkArguments } from '../src/arguments.js';
+import { decodeCompletion } from '../src/completions.js';
+import { readCallResult } from '../src/result.js';
+import { readTokenClaims } from '../src/protocol.js';
 import { readTool } from '../src/tools.js';
 import { principalToken } from './support/fixtures.js';
 

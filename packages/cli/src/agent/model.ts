@@ -17,7 +17,8 @@ export interface AgentModel {
  * demo script), started on a free local port.
  */
 export async function openAgentModel(env: NodeJS.ProcessEnv): Promise<AgentModel> {
-  const { llmConfigFromEnv, startScriptedModelServer } = await import('@tollgate/sdk');
+  const { llmConfigFromEnv } = await import('@tollgate/sdk');
+  const { startScriptedModelServer } = await import('@tollgate/sdk/demo');
   const { cliScript } = await import('./script.js');
   let llm: LlmConfig | undefined;
   try {

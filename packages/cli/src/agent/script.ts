@@ -6,8 +6,8 @@
  * so meets a fix_arguments error it then corrects. Pure.
  */
 import type { JsonObject } from '@bufbuild/protobuf';
-import { demoReply } from '@tollgate/sdk';
-import type { ChatRequest, ModelScript, ScriptTool, ScriptedReply } from '@tollgate/sdk';
+import { demoReply } from '@tollgate/sdk/demo';
+import type { ChatRequest, ModelScript, ScriptTool, ScriptedReply } from '@tollgate/sdk/demo';
 
 const CHINESE_ORDER = /订单/;
 const NUMBER = /(\d{3,})/;
