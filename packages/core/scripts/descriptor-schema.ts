@@ -1,28 +1,28 @@
 /**
- * Generates the published JSON Schemas of the descriptor kinds from the TypeScript types in
- * src/descriptor/types.ts. Shared by the `gen:schema` script and the staleness test.
+ * Generates published JSON Schemas from TypeScript types: core's (Agents, Policies and a
+ * Resource's metadata, from src/descriptor/types.ts) and each kind's spec schema (from the
+ * kind's own types file). Shared by the `gen:schema` scripts and the staleness tests.
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
 import { createGenerator } from 'ts-json-schema-generator';
 
+const SCHEMA_BASE_ID = 'https://tollgate.dev/schema/v1/';
+
 /** Published file name → the exported type it describes. */
 export const SCHEMA_FILES = {
-  'descriptor.schema.json': 'Descriptor',
-  'resource.schema.json': 'ResourceDescriptor',
   'agent.schema.json': 'AgentDescriptor',
   'policy.schema.json': 'PolicyDescriptor',
+  'resource-metadata.schema.json': 'ResourceMetadata',
 } as const;
 
 export type SchemaFileName = keyof typeof SCHEMA_FILES;
 
-/** Where the generated files live. */
+/** Where core's generated files live. */
 export const SCHEMA_DIR = fileURLToPath(new URL('../schema/', import.meta.url));
 
-const SCHEMA_BASE_ID = 'https://tollgate.dev/schema/v1/';
-
-/** Every published schema as the text to write: JSON formatted the way the repository's Prettier does. */
+/** Core's published schemas as the text to write, formatted as the repository's Prettier does. */
 export async function generateDescriptorSchemas(): Promise<Record<SchemaFileName, string>> {
   const generator = createGenerator({
     path: fileURLToPath(new URL('../src/descriptor/types.ts', import.meta.url)),
@@ -34,9 +34,36 @@ export async function generateDescriptorSchemas(): Promise<Record<SchemaFileName
   const out = {} as Record<SchemaFileName, string>;
   for (const [file, type] of Object.entries(SCHEMA_FILES) as Array<[SchemaFileName, string]>) {
     const schema = { $id: `${SCHEMA_BASE_ID}${file}`, ...generator.createSchema(type) };
-    const filepath = join(SCHEMA_DIR, file);
-    const options = (await resolveConfig(filepath)) ?? {};
-    out[file] = await format(JSON.stringify(schema), { ...options, filepath });
+    out[file] = await formatted(join(SCHEMA_DIR, file), schema);
   }
   return out;
+}
+
+/** Where a kind keeps its generated spec schema, relative to its package folder. */
+export const KIND_SCHEMA_FILE = 'schema/spec.schema.json';
+
+/**
+ * A kind's spec schema as the text to write: the exported type `typeName` of the kind's
+ * `typesFile` (absolute path), strict (`additionalProperties: false`), JSDoc tags included.
+ */
+export async function generateKindSpecSchema(
+  packageDir: string,
+  typesFile: string,
+  typeName: string,
+  tsconfig = join(packageDir, 'tsconfig.json'),
+): Promise<string> {
+  const generator = createGenerator({
+    path: typesFile,
+    tsconfig,
+    type: typeName,
+    additionalProperties: false,
+    sortProps: false,
+  });
+  const schema = generator.createSchema(typeName);
+  return formatted(join(packageDir, KIND_SCHEMA_FILE), schema);
+}
+
+async function formatted(filepath: string, schema: object): Promise<string> {
+  const options = (await resolveConfig(filepath)) ?? {};
+  return format(JSON.stringify(schema), { ...options, filepath });
 }

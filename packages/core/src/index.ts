@@ -2,17 +2,18 @@ export { API_VERSION } from './descriptor/types.js';
 export type {
   AccessSpec,
   AgentDescriptor,
+  ConnectionSpec,
   Descriptor,
   DescriptorKind,
-  ElasticsearchConnection,
-  ElasticsearchTarget,
   FieldSpec,
   FieldType,
   Grant,
   GrantConditions,
   GrantEffect,
   PolicyDescriptor,
+  RedactionMethod,
   RedactionRule,
+  RoleExemptRedaction,
   ResourceDescriptor,
   ResourceMetadata,
   ResourceSpec,
@@ -35,6 +36,35 @@ export type {
   TenantName,
   TimeWindow,
 } from './descriptor/types.js';
+export { JSON_SCHEMA_DIALECT } from './tools/types.js';
+export type {
+  JsonObject,
+  JsonSchema,
+  JsonValue,
+  Operation,
+  PermissionSet,
+  ToolDefinition,
+  ToolFormat,
+  VersionedResource,
+} from './tools/types.js';
+export {
+  OPERATION_CLASSES,
+  OPERATION_NAME,
+  RESERVED_OPERATION_NAMES,
+  changesData,
+  findOperation,
+  isOperationName,
+} from './kind/operation.js';
+export type { OperationClass, OperationSpec } from './kind/operation.js';
+export type {
+  CredentialUse,
+  EndpointUse,
+  ResourceKind,
+  ToolOffer,
+  ToolRequest,
+} from './kind/kind.js';
+export { createConnectorRegistry, createKindRegistry } from './kind/registry.js';
+export type { ConnectorRegistry, KindRegistry } from './kind/registry.js';
 export type {
   AggregateArgs,
   AggregationKind,
@@ -43,18 +73,48 @@ export type {
   FilterOp,
   FilterValue,
   GetArgs,
-  JsonObject,
-  JsonSchema,
-  JsonValue,
-  Operation,
-  PermissionSet,
+  InsertArgs,
+  KeyArgs,
   SearchArgs,
   SortSpec,
-  ToolDefinition,
-  ToolFormat,
-  VersionedResource,
+  UpdateArgs,
   WriteArgs,
-} from './tools/types.js';
+} from './table/args.js';
+export {
+  isNumericClass,
+  isOrderedClass,
+  isScalarClass,
+  isSearchableClass,
+  traitsOrOpaque,
+} from './table/family.js';
+export type {
+  FieldTraits,
+  RecordKey,
+  TableDialect,
+  TableModel,
+  TableWrite,
+  ValueClass,
+} from './table/family.js';
+export {
+  DECIMAL_PATTERN,
+  RANGE_OPS,
+  aggregationKinds,
+  documentSchema,
+  filterGroups,
+  filterOpsOf,
+  isSortable,
+  scalarSchema,
+} from './table/fields.js';
+export type { FilterGroup } from './table/fields.js';
+export {
+  TABLE_OPERATIONS,
+  TABLE_READS,
+  offerTableTools,
+  tableFieldRules,
+  tableOperations,
+} from './table/kind.js';
+export { project } from './table/projection.js';
+export type { FilterBranch, Projection } from './table/projection.js';
 export {
   ErrorCategory,
   ErrorCodes,
@@ -63,8 +123,6 @@ export {
   isTollgateError,
 } from './errors/codes.js';
 export type { ErrorCode, ErrorDetail, TollgateErrorOptions } from './errors/codes.js';
-export { createConnectorRegistry } from './connector/registry.js';
-export type { ConnectorRegistry } from './connector/registry.js';
 export type {
   CallPrincipal,
   CompileContext,
@@ -73,7 +131,6 @@ export type {
   DiscoverOptions,
   ExecuteContext,
   PageInfo,
-  ResourceKind,
   ResultTotal,
   ShapeContext,
   ShapedResult,
@@ -103,24 +160,26 @@ export type {
 } from './connector/credential-namespace.js';
 export { UpstreamError, isUpstreamError } from './connector/upstream-error.js';
 export type { UpstreamErrorOptions } from './connector/upstream-error.js';
-export { filterOpsFor, isNumericType, isOrderedType } from './connector/field-rules.js';
 export { decodeCursor, encodeCursor, sealQuery } from './connector/cursor.js';
 export { canonicalHash, canonicalJson, compareCodeUnits } from './canonical.js';
 export type { CursorValue } from './connector/cursor.js';
-export { DROPPED, redactValue } from './connector/redact.js';
+export {
+  DROPPED,
+  effectiveRedactions,
+  redactValue,
+  redactionExemptRoles,
+  redactionFor,
+  redactionMethod,
+} from './connector/redact.js';
 export { DEFAULT_MAX_BYTES, fitToBytes } from './connector/budget.js';
 export type { FittedItems } from './connector/budget.js';
 export { mergeSchema } from './discovery/merge.js';
-export {
-  CAPABILITIES,
-  suggestedCapabilities,
-  supportedCapabilities,
-} from './discovery/capabilities.js';
+export { CAPABILITIES, declaredCapabilities, noCapabilities } from './discovery/capabilities.js';
 export type { Capability, CapabilitySet } from './discovery/capabilities.js';
 export type {
   DiscoveredField,
-  DiscoveredIndex,
   DiscoveredSchema,
+  DiscoveredSource,
   DiscoveryWarning,
   DiscoveryWarningCode,
   FieldConflict,
@@ -129,6 +188,7 @@ export type {
   SchemaIssueCode,
 } from './discovery/types.js';
 export { validateDescriptor } from './descriptor/validate.js';
+export type { ResourceKinds } from './descriptor/validate.js';
 export { parseDescriptors } from './descriptor/parse.js';
 export type { ParsedDescriptorDocument, ParsedDescriptors } from './descriptor/parse.js';
 export { describeDescriptorProblems, descriptorInvalid } from './descriptor/problems.js';
@@ -142,9 +202,19 @@ export {
   looksLikeSecret,
 } from './descriptor/secrets.js';
 export type { SecretFinding } from './descriptor/secrets.js';
-export { formatPath, joinPath, parsePath } from './descriptor/path.js';
+export { formatPath, joinPath, parsePath, pointerSegments } from './descriptor/path.js';
 export type { PathSegment } from './descriptor/path.js';
-export { descriptorSchema } from './descriptor/shape.js';
+export {
+  SCHEMA_BASE_ID,
+  agentSchema,
+  kindSpecSchemaId,
+  policySchema,
+  resourceMetadataSchema,
+  resourceSchemaFor,
+} from './descriptor/shape.js';
+export { checkCredentialRef, checkEndpoint, fieldNameProblem } from './descriptor/formats.js';
+export { mismatch, problem, renderFound } from './descriptor/problems.js';
+export { asRecord, stringItems } from './descriptor/record.js';
 export { synthesizeTools, toolName, toolVersionHash } from './synthesis/synthesize.js';
 export { DEFAULT_LIMITS } from './synthesis/limits.js';
 export type { FilterLayout, SynthesisLimits, SynthesisOptions } from './synthesis/limits.js';
@@ -166,6 +236,7 @@ export type {
   RenderedTools,
 } from './tools/render.js';
 export { checkToolFormat } from './tools/format-check.js';
+export { createStrictAjv } from './tools/ajv.js';
 export { compileToolValidator, validateToolArguments } from './tools/validator.js';
 export type { ArgumentValidation, ToolValidator } from './tools/validator.js';
 export { ToolValidatorCache } from './tools/validator-cache.js';

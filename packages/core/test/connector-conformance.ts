@@ -1,7 +1,8 @@
 /**
- * The conformance suite every connector must pass against its real data system. A connector's
- * integration test calls `runConnectorConformance(connector, env)` inside its own file; the
- * environment provisions the shared fixture (same fields, same rows) in a fresh collection.
+ * The conformance suite every table-family connector must pass against its real data system. A
+ * connector's integration test calls `runConnectorConformance(connector, env)` inside its own
+ * file; the environment provisions the shared fixture (same logical fields, same rows) in a
+ * fresh collection, declaring each field with its kind's own type for the fixture's value class.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -10,19 +11,31 @@ import type { CredentialResolver } from '../src/connector/credential.js';
 import type { FieldSpec, ResourceDescriptor, ResourceSpec } from '../src/descriptor/types.js';
 import { mergeSchema } from '../src/discovery/merge.js';
 import type { TollgateError } from '../src/errors/codes.js';
+import type { ValueClass } from '../src/table/family.js';
 import type { Operation, PermissionSet } from '../src/tools/types.js';
+
+/** One fixture field: its value class and capabilities; the kind names the type. */
+export type ConformanceField = Omit<FieldSpec, 'type'> & { valueClass: ValueClass };
 
 /** The dataset every connector is tested with. */
 export interface ConformanceFixture {
-  fields: Record<string, FieldSpec>;
-  /** Rows keyed by `id`; `tenant` is the row-filter column. */
+  fields: Record<string, ConformanceField>;
+  /** Rows keyed by `id` (the record key); `tenant` is the row-filter column. */
   rows: Array<Record<string, unknown>>;
 }
 
 /** What a connector's test provides: its real system, provisioned with the fixture. */
 export interface ConformanceEnv {
-  /** Creates a fresh collection holding `fixture.rows`, searchable on return. */
-  provision(fixture: ConformanceFixture): Promise<Pick<ResourceSpec, 'connection' | 'target'>>;
+  /** The kind's field spec for a fixture field (its type for the class, and anything it needs). */
+  field(name: string, field: ConformanceField): FieldSpec;
+  /**
+   * Creates a fresh collection holding `fixture.rows` with the fields as `field` declares them,
+   * searchable on return; gives the spec's connection and target (and any other spec member).
+   */
+  provision(
+    fixture: ConformanceFixture,
+    fields: Record<string, FieldSpec>,
+  ): Promise<Omit<ResourceSpec, 'type' | 'schema' | 'access'>>;
   /** Removes whatever `provision` created. */
   cleanup(): Promise<void>;
   /** The same connection pointed at a port where nothing listens. */
@@ -53,26 +66,38 @@ const row = (
 
 export const CONFORMANCE_FIXTURE: ConformanceFixture = {
   fields: {
-    id: { type: 'keyword', filterable: true, returnable: true, sortable: true, aggregatable: true },
-    tenant: { type: 'keyword', filterable: true, returnable: true },
+    id: {
+      valueClass: 'exact',
+      filterable: true,
+      returnable: true,
+      sortable: true,
+      aggregatable: true,
+    },
+    tenant: { valueClass: 'exact', filterable: true, returnable: true },
     status: {
-      type: 'keyword',
+      valueClass: 'exact',
       filterable: true,
       returnable: true,
       aggregatable: true,
       sortable: true,
     },
     amount: {
-      type: 'double',
+      valueClass: 'number',
       filterable: true,
       range: true,
       returnable: true,
       sortable: true,
       aggregatable: true,
     },
-    created_at: { type: 'date', filterable: true, range: true, returnable: true, sortable: true },
-    email: { type: 'keyword', returnable: true },
-    secret: { type: 'keyword', returnable: false },
+    created_at: {
+      valueClass: 'datetime',
+      filterable: true,
+      range: true,
+      returnable: true,
+      sortable: true,
+    },
+    email: { valueClass: 'exact', returnable: true },
+    secret: { valueClass: 'exact', returnable: false },
   },
   rows: [
     row('a1', 'alpha', 'paid', 10, 1),
@@ -95,10 +120,12 @@ const VISIBLE = ['amount', 'created_at', 'email', 'id', 'status', 'tenant'];
 /** Declares the conformance suite for `connector` in the calling test file. */
 export function runConnectorConformance(connector: Connector, env: ConformanceEnv): void {
   let descriptor: ResourceDescriptor;
+  const fields = Object.fromEntries(
+    Object.entries(CONFORMANCE_FIXTURE.fields).map(([name, field]) => [name, env.field(name, field)]),
+  );
+  const names = () => connector.operations(descriptor).map((op) => op.name);
 
-  const permissions = (
-    operations: Operation[] = ['search', 'get', 'count', 'aggregate', 'write'],
-  ): PermissionSet => ({
+  const permissions = (operations: Operation[] = names()): PermissionSet => ({
     operations,
     visibleFields: VISIBLE,
     filterableFields: ['amount', 'created_at', 'id', 'status', 'tenant'],
@@ -146,17 +173,17 @@ export function runConnectorConformance(connector: Connector, env: ConformanceEn
     throw new Error('expected a failure');
   };
 
-  describe(`connector conformance: ${connector.kind}`, () => {
+  describe(`connector conformance: ${connector.type}`, () => {
     beforeAll(async () => {
-      const spec = await env.provision(CONFORMANCE_FIXTURE);
+      const spec = await env.provision(CONFORMANCE_FIXTURE, fields);
       descriptor = {
         apiVersion: 'tollgate.dev/v1',
         kind: 'Resource',
         metadata: { name: 'conformance_orders', tenant: 'team-a', environment: 'test' },
         spec: {
-          type: connector.kind,
           ...spec,
-          schema: { fields: CONFORMANCE_FIXTURE.fields },
+          type: connector.type,
+          schema: { fields },
           access: {
             allowedRoles: ['conformance'],
             readonly: false,
@@ -172,26 +199,24 @@ export function runConnectorConformance(connector: Connector, env: ConformanceEn
       await connector.close();
     });
 
-    it('conformance - operations include write only when not read-only', () => {
-      expect(connector.operations(descriptor)).toContain('write');
+    it('conformance - operations: reads always, writes only when not read-only, classes declared', () => {
+      const operations = connector.operations(descriptor);
+      expect(operations.some((op) => op.class !== 'read')).toBe(true);
+      expect(new Set(operations.map((op) => op.name)).size).toBe(operations.length);
       const readonly = structuredClone(descriptor);
       readonly.spec.access.readonly = true;
-      expect(connector.operations(readonly)).not.toContain('write');
-      expect(connector.operations(readonly)).toEqual(
+      const reads = connector.operations(readonly);
+      expect(reads.every((op) => op.class === 'read' && op.idempotent)).toBe(true);
+      expect(reads.map((op) => op.name)).toEqual(
         expect.arrayContaining(['search', 'get', 'count']),
       );
     });
 
     it('conformance - discovery finds every fixture field with its type and merges cleanly', async () => {
-      const schema = await connector.discover(
-        descriptor.spec.connection,
-        descriptor.spec.target,
-        env.credentials,
-      );
+      const schema = await connector.discover(descriptor.spec, env.credentials);
       const types = Object.fromEntries(schema.fields.map((field) => [field.path, field.type]));
-      for (const [name, spec] of Object.entries(CONFORMANCE_FIXTURE.fields))
-        expect(types[name]).toBe(spec.type);
-      const merged = mergeSchema(CONFORMANCE_FIXTURE.fields, schema);
+      for (const [name, spec] of Object.entries(fields)) expect(types[name]).toBe(spec.type);
+      const merged = mergeSchema(fields, schema, connector.fieldFamily);
       expect(merged.issues.filter((issue) => issue.severity === 'error')).toEqual([]);
       expect(merged.fields['secret']?.returnable).toBe(false);
     });
@@ -205,7 +230,7 @@ export function runConnectorConformance(connector: Connector, env: ConformanceEn
       const first = connector.compile('search', args, ctx());
       expect(connector.compile('search', args, ctx())).toEqual(first);
       expect(JSON.parse(JSON.stringify(first))).toEqual(first);
-      expect(first).toMatchObject({ kind: connector.kind, operation: 'search', idempotent: true });
+      expect(first).toMatchObject({ kind: connector.type, operation: 'search', idempotent: true });
     });
 
     it('conformance - compile rejects fields outside the schema and limits over the cap', () => {
@@ -290,15 +315,21 @@ export function runConnectorConformance(connector: Connector, env: ConformanceEn
     });
 
     it('conformance - writes land in the principal scope and cannot take over other rows', async () => {
-      const written = await call('write', { id: 'a8', document: { status: 'open', amount: 80 } });
-      expect(written.data).toMatchObject({ result: 'created' });
+      const upsert = names().includes('write');
+      const written = upsert
+        ? await call('write', { id: 'a8', document: { status: 'open', amount: 80 } })
+        : await call('insert', { values: { id: 'a8', status: 'open', amount: 80 } });
+      expect(written.returned).toBe(1);
       expect((await call('get', { id: 'a8' })).data).toMatchObject({
-        _id: 'a8',
         tenant: 'alpha',
         status: 'open',
         amount: 80,
       });
-      const takeover = await failure(call('write', { id: 'b1', document: { status: 'void' } }));
+      const takeover = await failure(
+        upsert
+          ? call('write', { id: 'b1', document: { status: 'void' } })
+          : call('update', { id: 'b1', values: { status: 'void' } }),
+      );
       expect(['ALREADY_EXISTS', 'POLICY_DENIED', 'NOT_FOUND']).toContain(takeover.code);
       expect((await call('get', { id: 'b1' }, BETA)).data).toMatchObject({
         status: 'paid',

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { fitToBytes } from '../src/connector/budget.js';
-import { filterOpsFor } from '../src/connector/field-rules.js';
+import { DEFAULT_LIMITS, filterOpsOf, traitsOrOpaque } from '../src/index.js';
+import type { FieldSpec } from '../src/index.js';
+import { sampleModel } from './support/sample-kind.js';
 import { DROPPED, redactValue } from '../src/connector/redact.js';
 
 describe('shaping helpers', () => {
@@ -29,19 +31,21 @@ describe('shaping helpers', () => {
   });
 
   it.each([
-    [{ type: 'keyword', filterable: true }, ['eq', 'in', 'exists']],
-    [{ type: 'ip', filterable: true }, ['eq', 'in', 'exists']],
-    [{ type: 'keyword' }, []],
-    [
-      { type: 'long', filterable: true, range: true },
-      ['eq', 'exists', 'gt', 'gte', 'lt', 'lte', 'between'],
-    ],
-    [{ type: 'date', range: true }, ['gt', 'gte', 'lt', 'lte', 'between']],
-    [{ type: 'boolean', filterable: true }, ['eq']],
-    [{ type: 'text', searchable: true, filterable: true }, ['match']],
-    [{ type: 'geo_point', filterable: true }, []],
-    [{ type: 'nested', filterable: true }, []],
+    [{ type: 'string', filterable: true }, ['eq', 'in']],
+    [{ type: 'string', filterable: true, nullable: true }, ['eq', 'in', 'is_null']],
+    [{ type: 'string', filterable: true, searchable: true }, ['eq', 'in', 'prefix', 'contains']],
+    [{ type: 'uuid', filterable: true }, ['eq', 'in']],
+    [{ type: 'string' }, []],
+    [{ type: 'int32', filterable: true, range: true }, ['eq', 'gt', 'gte', 'lt', 'lte', 'between']],
+    [{ type: 'decimal', range: true }, ['gt', 'gte', 'lt', 'lte', 'between']],
+    [{ type: 'date', range: true, nullable: true }, ['gt', 'gte', 'lt', 'lte', 'between']],
+    [{ type: 'bool', filterable: true }, ['eq']],
+    [{ type: 'text', searchable: true, filterable: true }, ['prefix', 'contains']],
+    [{ type: 'json', filterable: true }, []],
+    [{ type: 'bytes', filterable: true }, []],
   ] as const)('filter ops - %j admits %j', (spec, ops) => {
-    expect(filterOpsFor(spec)).toEqual(ops);
+    const field = spec as unknown as FieldSpec;
+    const traits = traitsOrOpaque(sampleModel, field);
+    expect(filterOpsOf(field, traits, sampleModel.dialect, DEFAULT_LIMITS)).toEqual(ops);
   });
 });

@@ -1,6 +1,8 @@
 export { BUNDLE_FORMAT } from './bundle/types.js';
 export type {
+  BundleAction,
   BundleCompilation,
+  BundleOperation,
   BundleRateLimit,
   CompiledConditions,
   CompiledPolicy,
@@ -36,8 +38,9 @@ export { approvalBindingHash } from './limits/approval.js';
 export type { ApprovalBinding } from './limits/approval.js';
 export { nextWindowState, rateLimitCounterKey } from './limits/rate-limit.js';
 export type { RateLimit, WindowDecision, WindowState } from './limits/rate-limit.js';
-export { OPERATIONS, parseActionPattern, parseToolName } from './model/actions.js';
+export { ACTION_GROUPS, groupsOfClass, parseActionPattern } from './model/actions.js';
+export type { ActionGroup } from './model/actions.js';
 export type { ActionPattern } from './model/actions.js';
-export { cedarSchemaText } from './model/schema.js';
+export { bundleActions, cedarSchemaText } from './model/schema.js';
 export { parseTimeWindow } from './model/time-window.js';
 export type { TimeWindow } from './model/time-window.js';

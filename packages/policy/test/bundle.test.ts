@@ -149,7 +149,7 @@ describe('bundle - problems', () => {
           {
             effect: 'allow',
             principals: { roles: ['r'] },
-            actions: ['es_*.search', 'es_orders.delete'],
+            actions: ['es_*.search', 'es_orders.view_field'],
           },
           {
             effect: 'allow',
@@ -213,7 +213,7 @@ describe('bundle - problems', () => {
       {
         path: 'Policy/bad/spec.grants[1].actions[1]',
         message:
-          '"es_orders.delete": operation must be one of search, get, count, aggregate, write or *, found "delete"',
+          '"es_orders.view_field": operation must be an operation name ([a-z][a-z0-9_]*, not read, change, destroy, view_field or filter_field) or *, found "view_field"',
       },
       {
         path: 'Policy/bad/spec.grants[2].conditions.ipCidr[0]',

@@ -577,7 +577,7 @@ const cases: Case[] = [
     action: 'delete',
     resource: 'es_orders',
     decision: 'deny',
-    reason: 'malformed request: action "delete" is not an operation',
+    reason: 'unknown operation: "es_orders" has no operation "delete"',
   },
 ];
 

@@ -1,4 +1,11 @@
-import type { AgentDescriptor, Grant, PolicyDescriptor, ResourceDescriptor } from '@tollgate/core';
+import { TABLE_OPERATIONS } from '@tollgate/core';
+import type {
+  AgentDescriptor,
+  Grant,
+  OperationSpec,
+  PolicyDescriptor,
+  ResourceDescriptor,
+} from '@tollgate/core';
 import type { BundleInputs, PolicyBundle, VersionedResource } from '../src/index.js';
 import { compileBundle } from '../src/index.js';
 
@@ -34,6 +41,7 @@ export function resource(
 ): VersionedResource {
   return {
     version: options.version ?? 1,
+    operations: tableOperationsOf(access.readonly === false),
     descriptor: {
       apiVersion: 'tollgate.dev/v1',
       kind: 'Resource',
@@ -60,6 +68,13 @@ export function resource(
       },
     },
   };
+}
+
+/** The table family's operations of a resource with an upsert: reads, and `write` when writable. */
+export function tableOperationsOf(writable: boolean): OperationSpec[] {
+  return TABLE_OPERATIONS.filter(
+    (op) => op.class === 'read' || (writable && op.name === 'write'),
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { LocalDecider, approvalBindingHash, nextWindowState, parseToolName } from '../src/index.js';
+import { LocalDecider, approvalBindingHash, nextWindowState } from '../src/index.js';
 import { TENANT, compiled } from './fixtures.js';
 
 describe('rate limits - lookup', () => {
@@ -33,14 +33,15 @@ describe('rate limits - lookup', () => {
     expect(decider.rateLimitsFor(as('support_bot'), 'not a tool')).toEqual([]);
   });
 
-  test('rate limits - tool names split at the operation', () => {
-    expect(parseToolName('es_orders_v2_aggregate')).toEqual({
-      resource: 'es_orders_v2',
-      operation: 'aggregate',
-    });
-    expect(parseToolName('es_orders.write')).toEqual({ resource: 'es_orders', operation: 'write' });
-    expect(parseToolName('es_orders_delete')).toBeUndefined();
-    expect(parseToolName('es_orders.*')).toBeUndefined();
+  test('rate limits - tools are read against the bundle: only its resources operations count', () => {
+    // The tool names of es_orders's own operations (and `<resource>.<operation>`) are limited;
+    // a name no resource of the bundle offers is not a tool, whatever its shape.
+    expect(decider.rateLimitsFor(as('support_bot'), 'es_orders_search')).toEqual(expected);
+    expect(decider.rateLimitsFor(as('support_bot'), 'es_orders.search')).toEqual(expected);
+    expect(decider.rateLimitsFor(as('support_bot'), 'es_orders_delete')).toEqual([]);
+    expect(decider.rateLimitsFor(as('support_bot'), 'es_orders.delete')).toEqual([]);
+    expect(decider.rateLimitsFor(as('support_bot'), 'es_orders.*')).toEqual([]);
+    expect(decider.rateLimitsFor(as('support_bot'), 'es_nothing_search')).toEqual([]);
   });
 });
 

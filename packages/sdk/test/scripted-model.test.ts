@@ -178,7 +178,7 @@ describe('registration - extraction', () => {
     });
     expect(echo).toBe(
       [
-        'I understood: elasticsearch index orders at http://es:9200; as resource es_orders; fields id (keyword), amount (double, you said long).',
+        'I understood: Elasticsearch index "orders" at http://es:9200; as resource es_orders; fields id (keyword), amount (double, you said long).',
         'Discovery also found status (keyword) (not enabled).',
         'Something required is still missing, so it cannot be saved as it is.',
         'Is that correct?',

@@ -78,7 +78,7 @@ async function settleClaimed(
     return 'retry';
   const trail = trailOf(parked, now);
   const unknown =
-    parked.operation === 'write'
+    (parked.operationClass ?? 'write') !== 'read'
       ? new TollgateError(
           'WRITE_OUTCOME_UNKNOWN',
           'The executor running this approved write stopped; it may or may not have been applied. Check before writing again.',

@@ -24,7 +24,7 @@ import {
   isSavedQueryCall,
   validateSavedQueryCall,
 } from './pipeline/saved-query.js';
-import { operationOf, validateCall } from './pipeline/validate.js';
+import { operationOf, resourceOperations, validateCall } from './pipeline/validate.js';
 import { CallRunner } from './runner.js';
 import type { ApprovedCall, CompletionNotify } from './runner.js';
 import type { CallResults } from './state/call-results.js';
@@ -95,7 +95,7 @@ export class Executor {
   constructor(deps: ExecutorDeps) {
     this.#deps = deps;
     this.#clock = deps.clock ?? Date.now;
-    this.#validators = deps.validators ?? new ToolValidatorCache();
+    this.#validators = deps.validators ?? new ToolValidatorCache({ kinds: deps.connectors });
     this.#runner = new CallRunner({
       connectors: deps.connectors,
       credentials: deps.credentials,
@@ -173,9 +173,16 @@ export class Executor {
     );
     trail.resource = resource;
     // A saved query becomes its base-tool call here, so everything after sees that call.
-    const saved = isSavedQueryCall(resource, trail.requestedTool)
+    const operations = resourceOperations(this.#deps.connectors, resource);
+    const saved = isSavedQueryCall(resource, operations, trail.requestedTool)
       ? await run.stage(trail, 'expand', () => {
-          const found = findSavedQuery(memory, principal, resource, trail.requestedTool);
+          const found = findSavedQuery(
+            memory,
+            principal,
+            resource,
+            operations,
+            trail.requestedTool,
+          );
           trail.savedQuery = found.use;
           trail.operation = found.operation;
           trail.expanded = this.#parameters.expand(found, resource, trail.arguments);
@@ -184,7 +191,7 @@ export class Executor {
       : undefined;
     const args = trail.expanded ?? trail.arguments;
     const verdict: Verdict = await run.stage(trail, 'decide', () => {
-      trail.operation ??= operationOf(resource, trail.requestedTool);
+      trail.operation ??= operationOf(resource, operations, trail.requestedTool).name;
       const decided = decideCall(
         deciders,
         principal,

@@ -19,7 +19,13 @@ export {
   validateSavedQueryCall,
 } from './pipeline/saved-query.js';
 export type { FoundSavedQuery, ValidatedSavedQueryCall } from './pipeline/saved-query.js';
-export { baseOperation, operationOf, toolValidatorOf, validateCall } from './pipeline/validate.js';
+export {
+  baseOperation,
+  operationOf,
+  resourceOperations,
+  toolValidatorOf,
+  validateCall,
+} from './pipeline/validate.js';
 export type { ValidatedCall } from './pipeline/validate.js';
 export { CallRunner } from './runner.js';
 export type { ApprovedCall, RecordedResult } from './runner.js';

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
-import { createConnectorRegistry } from '@tollgate/core';
+import { createConnectors } from '@tollgate/kinds';
 import {
   announceCredentialNamespaces,
   bootService,
@@ -24,7 +23,7 @@ await bootService({
         'no TOLLGATE_CURSOR_KEY: using a random key, so cursors do not survive a restart and are not accepted by other instances',
       );
     }
-    const connectors = createConnectorRegistry([elasticsearchConnector]);
+    const connectors = createConnectors();
     const running = await startExecutor({
       nc,
       logger,

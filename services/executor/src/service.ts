@@ -81,7 +81,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Runn
     settings,
   });
   const api = await serveExecutor(nc, executor, {
-    kinds: options.connectors.kinds(),
+    kinds: options.connectors.types(),
     logger,
     approvalsDurable: options.approvalsDurable ?? 'executor-approvals',
     approvalAckWaitMs: settings.maxCallTimeoutMs + 30_000,

@@ -93,7 +93,13 @@ describe('approval - a decision may run only the call it was made for', () => {
   it('approval - stored parked calls are read back strictly', () => {
     const bytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
     expect(readParked(bytes(parked()))).toEqual(parked());
-    expect(readParked(bytes({ ...parked(), operation: 'drop_index' }))).toBeUndefined();
+    expect(readParked(bytes({ ...parked(), operation: 'Drop index' }))).toBeUndefined();
+    expect(readParked(bytes({ ...parked(), operation: 'view_field' }))).toBeUndefined();
+    expect(readParked(bytes({ ...parked(), operationClass: 'delete' }))).toBeUndefined();
+    expect(readParked(bytes({ ...parked(), operationClass: 'destructive' }))).toEqual({
+      ...parked(),
+      operationClass: 'destructive',
+    });
     expect(readParked(bytes({ ...parked(), principal: { tenant: 'team-a' } }))).toBeUndefined();
     expect(readParked(new TextEncoder().encode('not json'))).toBeUndefined();
     const savedQuery = {

@@ -42,6 +42,17 @@ describe('mapping - tools', () => {
     });
   });
 
+  it('mapping - the class a kind declares wins over the operation name', () => {
+    expect(operationClass({ operation: 'lookup_ticket', operationClass: 'read' })).toBe('read');
+    expect(operationClass({ operation: 'search', operationClass: 'destructive' })).toBe(
+      'destructive',
+    );
+    expect(annotationsFor({ operation: 'close_ticket', operationClass: 'write' })).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+    });
+  });
+
   it('mapping - the input schema goes out exactly as synthesized', () => {
     const t = tool('search');
     const mcp = mcpTool(t, { tasks: false });

@@ -9,30 +9,29 @@ import {
   checkCredentialNamespace,
   describeCredentialPrefixes,
 } from '@tollgate/core';
-import type { CredentialNamespaces } from '@tollgate/core';
+import type { CredentialNamespaces, CredentialUse } from '@tollgate/core';
 import type { Scope } from './scope.js';
 
-export const CREDENTIAL_REF_PATH = 'spec.connection.credentialRef';
-
 /**
- * INVALID_ARGUMENT at `spec.connection.credentialRef` when `ref` is outside `scope`'s namespace:
- * the message quotes the reference (never anything else of the descriptor; `version` says which
- * stored version named it) and lists the prefixes the scope may use. A descriptor without a
- * reference needs no credential.
+ * INVALID_ARGUMENT at the reference's path when one of `uses` (the references a descriptor's
+ * kind says it names) is outside `scope`'s namespace: the message quotes the reference (never
+ * anything else of the descriptor; `version` says which stored version named it) and lists the
+ * prefixes the scope may use. A descriptor without a reference needs no credential.
  */
-export function assertCredentialInScope(
+export function assertCredentialsInScope(
   namespaces: CredentialNamespaces,
   scope: Scope,
-  ref: unknown,
+  uses: readonly CredentialUse[],
   version?: number,
 ): void {
-  if (typeof ref !== 'string') return;
-  const verdict = checkCredentialNamespace(namespaces, scope, ref);
-  if (verdict.allowed) return;
-  const expected = `a reference starting with ${describeCredentialPrefixes(verdict.expected)}`;
-  const subject = `${JSON.stringify(ref)}${version === undefined ? '' : ` (of version ${version})`}`;
-  const message = `${subject} is refused: ${verdict.problem}; expected ${expected}`;
-  throw new TollgateError('INVALID_ARGUMENT', `${CREDENTIAL_REF_PATH}: ${message}.`, {
-    details: [{ path: CREDENTIAL_REF_PATH, message, expected, found: ref }],
-  });
+  for (const { path, ref } of uses) {
+    const verdict = checkCredentialNamespace(namespaces, scope, ref);
+    if (verdict.allowed) continue;
+    const expected = `a reference starting with ${describeCredentialPrefixes(verdict.expected)}`;
+    const subject = `${JSON.stringify(ref)}${version === undefined ? '' : ` (of version ${version})`}`;
+    const message = `${subject} is refused: ${verdict.problem}; expected ${expected}`;
+    throw new TollgateError('INVALID_ARGUMENT', `${path}: ${message}.`, {
+      details: [{ path, message, expected, found: ref }],
+    });
+  }
 }

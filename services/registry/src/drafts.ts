@@ -7,16 +7,16 @@ import type {
   CredentialResolver,
   Principal,
 } from '@tollgate/core';
-import { assertCredentialInScope } from './credential-scope.js';
+import { assertCredentialsInScope } from './credential-scope.js';
 import type { DraftRecord, DraftStatus, DraftStore } from './draft-store.js';
 import { echoProposal } from './echo.js';
 import { preconditionFailed } from './errors.js';
 import { applyMergePatch } from './merge-patch.js';
 import {
-  DISCOVERY_PATHS,
   checkPartial,
   completeEnvelope,
   composeProposal,
+  discoveryPaths,
   discoveryTarget,
 } from './proposal.js';
 import type { DiscoveryOutcome, Proposal } from './proposal.js';
@@ -56,19 +56,23 @@ export class Drafts {
 
   /** Connects and reads the real schema, merged with the declared one. Stores nothing. */
   async discover(principal: Principal, input: JsonObject): Promise<Proposal> {
-    const candidate = this.#candidate(principal, input, DISCOVERY_PATHS);
-    const target = discoveryTarget(candidate);
+    const candidate = this.#candidate(principal, input, (c) => discoveryPaths(c, this.#d.connectors));
+    const target = discoveryTarget(candidate, this.#d.connectors);
     if (target === undefined) throw new Error('a checked candidate has no discovery target');
     const schema = await this.#d.connectors
-      .get(target.type as 'elasticsearch')
-      .discover(target.connection, target.target, this.#d.credentials);
-    return composeProposal(candidate, { schema });
+      .get(target.kind.type)
+      .discover(target.spec, this.#d.credentials);
+    return composeProposal(candidate, { schema }, this.#d.connectors);
   }
 
   /** Proposes a resource from a partial descriptor and stores it as a pending draft. */
   async draft(principal: Principal, input: JsonObject, sessionId: string): Promise<DraftView> {
-    const candidate = this.#candidate(principal, input, ['metadata.name']);
-    const proposal = composeProposal(candidate, await this.#discoverForDraft(candidate));
+    const candidate = this.#candidate(principal, input, () => ['metadata.name']);
+    const proposal = composeProposal(
+      candidate,
+      await this.#discoverForDraft(candidate),
+      this.#d.connectors,
+    );
     const metadata = candidate.metadata as JsonObject;
     const now = this.#clock();
     const draft: DraftRecord = {
@@ -81,7 +85,7 @@ export class Drafts {
       warnings: proposal.warnings,
       blocking: proposal.blocking,
       confirmable: proposal.confirmable,
-      echo: echoProposal(proposal),
+      echo: echoProposal(proposal, this.#d.connectors),
       status: 'pending',
       sessionId,
       createdBy: principal.agent,
@@ -136,36 +140,37 @@ export class Drafts {
     return this.#view({ ...draft, ...decision });
   }
 
-  #candidate(principal: Principal, input: JsonObject, required: readonly string[]): JsonObject {
-    const candidate = completeEnvelope(input, scopeOf(principal, {}));
-    checkPartial(candidate, required);
+  #candidate(
+    principal: Principal,
+    input: JsonObject,
+    required: (candidate: JsonObject) => readonly string[],
+  ): JsonObject {
+    const kinds = this.#d.connectors;
+    const candidate = completeEnvelope(input, scopeOf(principal, {}), kinds);
+    checkPartial(candidate, required(candidate), kinds);
     const metadata = candidate.metadata as JsonObject;
     const scope = scopeOf(principal, {
       tenant: metadata.tenant as string,
       environment: metadata.environment as string,
     });
-    const connection = (candidate.spec as JsonObject | undefined)?.connection;
-    const ref =
-      typeof connection === 'object' && connection !== null && !Array.isArray(connection)
-        ? connection.credentialRef
-        : undefined;
-    assertCredentialInScope(this.#d.credentialNamespaces, scope, ref);
+    const spec = (candidate.spec ?? {}) as JsonObject;
+    const kind = typeof spec.type === 'string' ? kinds.find(spec.type) : undefined;
+    const uses = kind?.credentialRefs(spec as never) ?? [];
+    assertCredentialsInScope(this.#d.credentialNamespaces, scope, uses);
     return candidate;
   }
 
   async #discoverForDraft(candidate: JsonObject): Promise<DiscoveryOutcome> {
-    const target = discoveryTarget(candidate);
+    const target = discoveryTarget(candidate, this.#d.connectors);
     if (target === undefined) {
+      const needs = discoveryPaths(candidate, this.#d.connectors).join(', ');
       return {
-        skipped:
-          'Nothing was discovered: the descriptor names no connection endpoint and target index yet.',
+        skipped: `Nothing was discovered: the descriptor does not name ${needs} yet.`,
       };
     }
     try {
-      const connector = this.#d.connectors.get(target.type as 'elasticsearch');
-      return {
-        schema: await connector.discover(target.connection, target.target, this.#d.credentials),
-      };
+      const connector = this.#d.connectors.get(target.kind.type);
+      return { schema: await connector.discover(target.spec, this.#d.credentials) };
     } catch (err) {
       if (!isTollgateError(err)) throw err;
       return {

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
-import type { FieldReport, Proposal } from './proposal.js';
+import type { FieldReport, Proposal, ProposalKinds } from './proposal.js';
 
 const VERBS: Record<string, string> = {
   filterable: 'filter',
@@ -13,26 +13,29 @@ const MAX_LISTED = 25;
 
 /**
  * The proposal in plain language, for a person to read before confirming, e.g.:
- * `I understood: Elasticsearch index "orders" at http://es:9200 (no credential), as resource
+ * `I understood: <kind title> "orders" at http://data:9200 (no credential), as resource
  * "es_orders" of team-a/prod. Enabled fields: id (keyword: filter, return), … Confirm?`
  */
-export function echoProposal(proposal: Proposal): string {
+export function echoProposal(proposal: Proposal, kinds: ProposalKinds): string {
   const d = proposal.descriptor;
   const metadata = objectAt(d, 'metadata');
   const spec = objectAt(d, 'spec');
   const connection = objectAt(spec, 'connection');
-  const target = objectAt(spec, 'target');
   const access = objectAt(spec, 'access');
+  const kind = typeof spec.type === 'string' ? kinds.find(spec.type) : undefined;
   const fields = objectAt(objectAt(spec, 'schema'), 'fields');
 
   const lines: string[] = [];
-  const kind = spec.type === 'elasticsearch' ? 'Elasticsearch index' : `${text(spec.type)} target`;
+  const what =
+    kind === undefined
+      ? `a ${text(spec.type)} resource`
+      : `${kind.title} ${kind.describeTarget(spec as never)}`;
   const credential =
     typeof connection.credentialRef === 'string'
       ? `credential from a ${connection.credentialRef.split('://')[0]}:// reference`
       : 'no credential';
   lines.push(
-    `I understood: ${kind} ${quoted(target.index)} at ${text(connection.endpoint)} (${credential}), ` +
+    `I understood: ${what} (${credential}), ` +
       `as resource ${quoted(metadata.name)} of ${text(metadata.tenant)}/${text(metadata.environment)}` +
       (typeof metadata.description === 'string' ? ` — ${metadata.description}` : '') +
       '.',

@@ -14,7 +14,7 @@ export type { DraftView, DraftsDeps } from './drafts.js';
 export { echoProposal } from './echo.js';
 export { applyMergePatch } from './merge-patch.js';
 export {
-  DISCOVERY_PATHS,
+  discoveryPaths,
   checkPartial,
   completeEnvelope,
   composeProposal,

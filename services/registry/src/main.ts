@@ -1,5 +1,4 @@
-import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
-import { createConnectorRegistry } from '@tollgate/core';
+import { createConnectors } from '@tollgate/kinds';
 import {
   announceCredentialNamespaces,
   bootService,
@@ -17,7 +16,7 @@ await bootService({
   mongo: true,
   async start({ config, logger, nc, mongo, grpcServer, lifecycle, verifier }) {
     announceCredentialNamespaces(logger, config.credentialNamespaces);
-    const connectors = createConnectorRegistry([elasticsearchConnector]);
+    const connectors = createConnectors();
     const parts = await startRegistry({
       db: (mongo as NonNullable<typeof mongo>).db,
       nc,
@@ -38,7 +37,7 @@ await bootService({
       registry: parts.registry,
       drafts: parts.drafts,
       verifier,
-      kinds: connectors.kinds(),
+      kinds: connectors.types(),
       logger,
     });
   },

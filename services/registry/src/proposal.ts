@@ -11,7 +11,6 @@ import {
   descriptorInvalid,
   joinPath,
   mergeSchema,
-  supportedCapabilities,
   validateDescriptor,
 } from '@tollgate/core';
 import type {
@@ -21,10 +20,16 @@ import type {
   DiscoveredSchema,
   FieldSpec,
   FieldType,
+  JsonSchema,
+  KindRegistry,
+  ResourceKind,
   ResourceSpec,
 } from '@tollgate/core';
 import type { Scope } from './scope.js';
 import type { Warning } from './warnings.js';
+
+/** The kinds a proposal is read with (the registry's connectors). */
+export type ProposalKinds = Pick<KindRegistry, 'find' | 'types'>;
 
 /** A field discovery found, next to what the descriptor declared. */
 export interface FieldReport {
@@ -58,18 +63,22 @@ export interface Proposal {
   confirmable: boolean;
 }
 
-/** Where discovery would connect, once the descriptor names it. */
+/** The kind and spec discovery would read, once the descriptor names what it needs. */
 export interface DiscoveryTarget {
-  type: string;
-  connection: ResourceSpec['connection'];
-  target: ResourceSpec['target'];
+  kind: ResourceKind;
+  spec: ResourceSpec;
 }
 
 /**
  * The partial descriptor with what the caller's scope implies filled in where absent:
- * apiVersion, kind Resource, the caller's tenant and environment, type elasticsearch.
+ * apiVersion, kind Resource, the caller's tenant and environment, and `spec.type` when the
+ * build has a single kind.
  */
-export function completeEnvelope(partial: JsonObject, scope: Scope): JsonObject {
+export function completeEnvelope(
+  partial: JsonObject,
+  scope: Scope,
+  kinds: ProposalKinds,
+): JsonObject {
   const candidate = structuredClone(partial);
   candidate.apiVersion ??= API_VERSION;
   candidate.kind ??= 'Resource';
@@ -79,7 +88,9 @@ export function completeEnvelope(partial: JsonObject, scope: Scope): JsonObject 
     candidate.metadata.environment ??= scope.environment;
   }
   candidate.spec ??= {};
-  if (isObject(candidate.spec)) candidate.spec.type ??= 'elasticsearch';
+  const [only, ...others] = kinds.types();
+  if (isObject(candidate.spec) && only !== undefined && others.length === 0)
+    candidate.spec.type ??= only;
   return candidate;
 }
 
@@ -91,8 +102,9 @@ export function completeEnvelope(partial: JsonObject, scope: Scope): JsonObject 
 export function checkPartial(
   candidate: JsonObject,
   required: readonly string[],
+  kinds: ProposalKinds,
 ): DescriptorProblem[] {
-  const result = validateDescriptor(candidate);
+  const result = validateDescriptor(candidate, kinds);
   if (result.ok) return [];
   const missing = result.problems.filter(isMissing);
   const rejected = [
@@ -112,31 +124,51 @@ export function checkPartial(
   return missing;
 }
 
-/** Paths discovery needs; Discover rejects a descriptor without them. */
-export const DISCOVERY_PATHS = ['spec.connection', 'spec.target'] as const;
+/** Paths discovery needs for the candidate's kind (Discover rejects a descriptor without them). */
+export function discoveryPaths(candidate: JsonObject, kinds: ProposalKinds): readonly string[] {
+  const kind = kindOf(candidate, kinds);
+  return kind === undefined ? ['spec.type'] : kind.discoveryPaths;
+}
 
-/** The connection and target to discover, when the descriptor names both. */
-export function discoveryTarget(candidate: JsonObject): DiscoveryTarget | undefined {
+/** The kind and spec to discover, when the descriptor names everything its kind needs. */
+export function discoveryTarget(
+  candidate: JsonObject,
+  kinds: ProposalKinds,
+): DiscoveryTarget | undefined {
+  const kind = kindOf(candidate, kinds);
+  if (kind === undefined) return undefined;
+  if (!kind.discoveryPaths.every((path) => valueAt(candidate, path) !== undefined)) return undefined;
+  return { kind, spec: candidate.spec as unknown as ResourceSpec };
+}
+
+function kindOf(candidate: JsonObject, kinds: ProposalKinds): ResourceKind | undefined {
   const spec = isObject(candidate.spec) ? candidate.spec : {};
-  const { connection, target, type } = spec;
-  if (!isObject(connection) || typeof connection.endpoint !== 'string') return undefined;
-  if (!isObject(target) || typeof target.index !== 'string') return undefined;
-  return {
-    type: String(type),
-    connection: connection as unknown as ResourceSpec['connection'],
-    target: target as unknown as ResourceSpec['target'],
-  };
+  return typeof spec.type === 'string' ? kinds.find(spec.type) : undefined;
+}
+
+function valueAt(root: JsonObject, path: string): unknown {
+  let node: unknown = root;
+  for (const key of path.split('.')) {
+    if (!isObject(node) || !Object.hasOwn(node, key)) return undefined;
+    node = node[key];
+  }
+  return node;
 }
 
 /** Merges discovery into the candidate and reports what it found and what is missing. */
-export function composeProposal(candidate: JsonObject, discovery: DiscoveryOutcome): Proposal {
+export function composeProposal(
+  candidate: JsonObject,
+  discovery: DiscoveryOutcome,
+  kinds: ProposalKinds,
+): Proposal {
   const descriptor = structuredClone(candidate);
+  const kind = kindOf(candidate, kinds);
   const declared = declaredFields(descriptor);
   const warnings: Warning[] = [];
   const blocking: Warning[] = [];
   let fields: FieldReport[] = [];
   if ('schema' in discovery) {
-    const merged = mergeSchema(declared, discovery.schema);
+    const merged = mergeSchema(declared, discovery.schema, (type) => kind?.fieldFamily(type) ?? type);
     setFields(descriptor, merged.fields);
     for (const issue of merged.issues) {
       const path =
@@ -155,17 +187,21 @@ export function composeProposal(candidate: JsonObject, discovery: DiscoveryOutco
     const message = 'failed' in discovery ? discovery.failed : discovery.skipped;
     warnings.push({ code, path: 'spec.target', message });
   }
-  const result = validateDescriptor(descriptor);
+  const result = validateDescriptor(descriptor, kinds);
   const problems = result.ok ? [] : result.problems;
   const missing = problems.filter(isMissing);
   for (const problem of problems.filter((p) => !isMissing(p))) {
     blocking.push({ code: 'DESCRIPTOR_INVALID', path: problem.path, message: problem.message });
   }
   for (const problem of missing)
-    warnings.push({ code: 'INPUT_NEEDED', path: problem.path, message: neededMessage(problem) });
+    warnings.push({
+      code: 'INPUT_NEEDED',
+      path: problem.path,
+      message: neededMessage(problem, kind),
+    });
   return {
     descriptor: result.ok
-      ? (applyDescriptorDefaults(result.descriptor) as unknown as JsonObject)
+      ? (applyDescriptorDefaults(result.descriptor, kinds) as unknown as JsonObject)
       : descriptor,
     fields,
     warnings: [...blocking, ...warnings],
@@ -182,7 +218,7 @@ function reportField(
 ): FieldReport {
   const declaredSpec = Object.hasOwn(declared, field.path) ? declared[field.path] : undefined;
   const suggestion = Object.hasOwn(proposed, field.path) ? proposed[field.path] : undefined;
-  const supported = supportedCapabilities(field);
+  const supported = field.supported;
   return {
     name: field.path,
     type: field.type,
@@ -212,22 +248,48 @@ function notEnabled(names: string[]): Warning {
   };
 }
 
+/** What to say is still needed at the envelope's paths; a kind's own paths use its schema. */
 const NEEDED: Record<string, string> = {
   'spec.access':
     'who may use the resource: spec.access.allowedRoles (and optionally maxLimit, fieldRoles, redact)',
   'spec.access.allowedRoles': 'the roles that may use the resource',
-  'spec.connection':
-    'where the data lives: spec.connection.endpoint (and a credentialRef if it needs one)',
-  'spec.connection.endpoint': 'the URL of the data system, e.g. http://es.internal:9200',
-  'spec.target': 'what to expose: spec.target.index',
-  'spec.target.index': 'the index, alias or pattern to expose',
   'spec.schema':
-    'the fields to expose (discovery fills them in once connection and target are known)',
-  'metadata.name': 'a resource name such as es_orders',
+    'the fields to expose (discovery fills them in once the connection and target are known)',
+  'spec.type': 'which kind of data system the resource is',
+  'metadata.name': 'a resource name such as orders',
 };
 
-function neededMessage(problem: DescriptorProblem): string {
-  return `Still needed: ${NEEDED[problem.path] ?? `${problem.path} (${problem.expected ?? 'a value'})`}.`;
+function neededMessage(problem: DescriptorProblem, kind: ResourceKind | undefined): string {
+  const described =
+    NEEDED[problem.path] ??
+    (kind === undefined ? undefined : specDescriptionAt(kind.specSchema, problem.path));
+  return `Still needed: ${described ?? `${problem.path} (${problem.expected ?? 'a value'})`}.`;
+}
+
+/** The description the kind's spec schema gives the property at a descriptor path. */
+function specDescriptionAt(schema: JsonSchema, path: string): string | undefined {
+  const segments = path.split('.');
+  if (segments.shift() !== 'spec') return undefined;
+  const definitions = (isObject(schema.definitions) ? schema.definitions : {}) as JsonObject;
+  const resolve = (node: unknown): JsonObject | undefined => {
+    let current = node;
+    for (let hops = 0; isObject(current) && typeof current.$ref === 'string' && hops < 10; hops++) {
+      const name = current.$ref.replace(/^#\/definitions\//, '');
+      current = definitions[name];
+    }
+    return isObject(current) ? current : undefined;
+  };
+  let node = resolve(schema);
+  let description: string | undefined;
+  for (const segment of segments) {
+    const properties = node?.properties;
+    const child = isObject(properties) ? properties[segment] : undefined;
+    if (!isObject(child)) return undefined;
+    description = typeof child.description === 'string' ? child.description : undefined;
+    node = resolve(child);
+    description ??= typeof node?.description === 'string' ? node.description : undefined;
+  }
+  return description?.replace(/[.\s]+$/, '');
 }
 
 function isMissing(problem: DescriptorProblem): boolean {

@@ -5,10 +5,17 @@ import {
   descriptorInvalid,
   validateDescriptor,
 } from '@tollgate/core';
-import type { CredentialNamespaces, Principal, ResourceDescriptor } from '@tollgate/core';
+import type {
+  CredentialNamespaces,
+  CredentialUse,
+  KindRegistry,
+  Principal,
+  ResourceDescriptor,
+  ResourceKinds,
+} from '@tollgate/core';
 import { decodePageToken, encodePageToken, pagePositions } from '@tollgate/kit';
 import type { Catalog } from './catalog.js';
-import { assertCredentialInScope } from './credential-scope.js';
+import { assertCredentialsInScope } from './credential-scope.js';
 import { diffDocuments } from './diff.js';
 import type { DiffEntry } from './diff.js';
 import {
@@ -83,6 +90,8 @@ export interface RegistryDeps {
   changes: ChangeSink;
   /** Which credential references each tenant's resources may name. */
   credentialNamespaces: CredentialNamespaces;
+  /** The kinds descriptors are read with. */
+  kinds: KindRegistry;
   clock?: () => Date;
 }
 
@@ -102,9 +111,11 @@ export class Registry {
   readonly #catalog: Catalog;
   readonly #changes: ChangeSink;
   readonly #namespaces: CredentialNamespaces;
+  readonly #kinds: KindRegistry;
   readonly #clock: () => Date;
 
   constructor(deps: RegistryDeps) {
+    this.#kinds = deps.kinds;
     this.#store = deps.store;
     this.#catalog = deps.catalog;
     this.#changes = deps.changes;
@@ -122,9 +133,9 @@ export class Registry {
     input: unknown,
     options: ApplyOptions = {},
   ): Promise<ChangeOutcome> {
-    const descriptor = validResource(input);
+    const descriptor = validResource(input, this.#kinds);
     const ref = refOfDescriptor(principal, descriptor);
-    assertCredentialInScope(this.#namespaces, ref, descriptor.spec.connection.credentialRef);
+    assertCredentialsInScope(this.#namespaces, ref, this.#credentialUses(descriptor));
     const hash = descriptorHash(descriptor);
     const outcome = await this.#change(principal, ref, options, (latest): Plan => {
       if (latest !== undefined && !latest.deleted && latest.hash === hash)
@@ -132,6 +143,11 @@ export class Registry {
       return { next: { descriptor, hash, change: 'applied', deleted: false, rolledBackFrom: 0 } };
     });
     return { ...outcome, warnings: applyWarnings(descriptor) };
+  }
+
+  /** The credential references a valid descriptor's kind says it names. */
+  #credentialUses(descriptor: ResourceDescriptor): CredentialUse[] {
+    return this.#kinds.get(descriptor.spec.type).credentialRefs(descriptor.spec);
   }
 
   /** The current version (0) or one version; a deleted resource's current version is NOT_FOUND. */
@@ -208,10 +224,10 @@ export class Registry {
       const target = await this.#store.version(ref, query.toVersion);
       if (target === undefined) throw versionNotFound(ref, query.toVersion, latest.version);
       if (target.deleted) throw rollbackToDeletion(ref, query.toVersion);
-      assertCredentialInScope(
+      assertCredentialsInScope(
         this.#namespaces,
         ref,
-        target.descriptor.spec.connection.credentialRef,
+        this.#credentialUses(target.descriptor),
         query.toVersion,
       );
       if (query.toVersion === latest.version) throw alreadyCurrent(ref, query.toVersion);
@@ -323,11 +339,11 @@ export class Registry {
 }
 
 /** Validates a descriptor (every problem at once) and fills its defaults; only Resources. */
-export function validResource(input: unknown): ResourceDescriptor {
-  const result = validateDescriptor(input);
+export function validResource(input: unknown, kinds: ResourceKinds): ResourceDescriptor {
+  const result = validateDescriptor(input, kinds);
   if (!result.ok) throw descriptorInvalid(result.problems);
   if (result.descriptor.kind !== 'Resource') throw notAResource(result.descriptor.kind);
-  return applyDescriptorDefaults(result.descriptor);
+  return applyDescriptorDefaults(result.descriptor, kinds);
 }
 
 function refOfDescriptor(principal: Principal, descriptor: ResourceDescriptor): ResourceRef {

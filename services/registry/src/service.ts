@@ -61,6 +61,7 @@ export async function startRegistry(options: RegistryServiceOptions): Promise<Re
   const catalog = new Catalog();
   const clock = options.clock ?? (() => new Date());
   const registry = new Registry({
+    kinds: options.connectors,
     store,
     catalog,
     changes: announceChanges(projector, logger),

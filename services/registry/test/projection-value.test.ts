@@ -1,10 +1,11 @@
+import { resourceKinds } from '@tollgate/kinds';
 import { describe, expect, it } from 'vitest';
 import { parsePublishedResource } from '@tollgate/core';
 import { projectionValue, recordOf, validResource } from '../src/index.js';
 import type { VersionRecord } from '../src/index.js';
 import { resourceDescriptor } from './harness.js';
 
-const descriptor = validResource(resourceDescriptor('team-a', 'es_orders'));
+const descriptor = validResource(resourceDescriptor('team-a', 'es_orders'), resourceKinds);
 const record: VersionRecord = {
   tenant: 'team-a',
   environment: 'prod',

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { elasticsearchConnector, readMappings } from '@tollgate/connector-elasticsearch';
+import { createKindRegistry } from '@tollgate/core';
 import type { DiscoveredSchema } from '@tollgate/core';
 import { echoProposal } from '../src/echo.js';
 import {
@@ -10,38 +12,15 @@ import {
 
 const scope = { tenant: 'team-a', environment: 'prod' };
 
-const discovered: DiscoveredSchema = {
-  target: 'orders',
-  indices: [{ name: 'orders', dynamic: 'true', sourceEnabled: true }],
-  fields: [
-    {
-      path: 'amount',
-      type: 'double',
-      nativeType: 'double',
-      indexed: true,
-      docValues: true,
-      inSource: true,
+const kinds = createKindRegistry([elasticsearchConnector]);
+
+const discovered: DiscoveredSchema = readMappings('orders', {
+  orders: {
+    mappings: {
+      properties: { amount: { type: 'double' }, id: { type: 'keyword' }, note: { type: 'text' } },
     },
-    {
-      path: 'id',
-      type: 'keyword',
-      nativeType: 'keyword',
-      indexed: true,
-      docValues: true,
-      inSource: true,
-    },
-    {
-      path: 'note',
-      type: 'text',
-      nativeType: 'text',
-      indexed: true,
-      docValues: false,
-      inSource: true,
-    },
-  ],
-  conflicts: [],
-  warnings: [],
-};
+  },
+});
 
 /** What a model might extract from "expose the orders index at es:9200 as es_orders". */
 const partial = {
@@ -55,46 +34,55 @@ const partial = {
 
 describe('proposal', () => {
   it("proposal - the envelope is completed from the caller's scope; present values are kept", () => {
-    const candidate = completeEnvelope(partial, scope);
+    const candidate = completeEnvelope(partial, scope, kinds);
     expect(candidate).toMatchObject({
       apiVersion: 'tollgate.dev/v1',
       kind: 'Resource',
       metadata: { name: 'es_orders', tenant: 'team-a', environment: 'prod' },
       spec: { type: 'elasticsearch' },
     });
-    expect(completeEnvelope({ metadata: { tenant: 'other' } }, scope)).toMatchObject({
+    expect(completeEnvelope({ metadata: { tenant: 'other' } }, scope, kinds)).toMatchObject({
       metadata: { tenant: 'other' },
     });
-    expect(discoveryTarget(candidate)).toEqual({
-      type: 'elasticsearch',
-      connection: { endpoint: 'http://es.internal:9200' },
-      target: { index: 'orders' },
+    expect(discoveryTarget(candidate, kinds)).toEqual({
+      kind: elasticsearchConnector,
+      spec: candidate.spec,
     });
-    expect(discoveryTarget(completeEnvelope({}, scope))).toBeUndefined();
+    expect(discoveryTarget(completeEnvelope({}, scope, kinds), kinds)).toBeUndefined();
   });
 
   it('proposal - missing parts are returned; malformed or required-but-missing parts are refused', () => {
-    const missing = checkPartial(completeEnvelope(partial, scope), ['metadata.name']);
+    const missing = checkPartial(completeEnvelope(partial, scope, kinds), ['metadata.name'], kinds);
     expect(missing.map((p) => p.path)).toEqual(['spec.access']);
-    expect(() => checkPartial(completeEnvelope({ spec: {} }, scope), ['metadata.name'])).toThrow(
-      /^descriptor invalid \(1 problem\): metadata\.name: required key missing/,
-    );
     expect(() =>
-      checkPartial(completeEnvelope({ spec: {} }, scope), ['spec.connection', 'spec.target']),
+      checkPartial(completeEnvelope({ spec: {} }, scope, kinds), ['metadata.name'], kinds),
+    ).toThrow(/^descriptor invalid \(1 problem\): metadata\.name: required key missing/);
+    expect(() =>
+      checkPartial(
+        completeEnvelope({ spec: {} }, scope, kinds),
+        ['spec.connection', 'spec.target'],
+        kinds,
+      ),
     ).toThrow(/^descriptor invalid \(2 problems\): spec\.connection: required key missing/);
     expect(() =>
       checkPartial(
         completeEnvelope(
           { metadata: { name: 'es_orders' }, spec: { access: { maxLimit: 'ten' } } },
           scope,
+          kinds,
         ),
         [],
+        kinds,
       ),
     ).toThrow(/spec\.access\.maxLimit: expected integer/);
   });
 
   it('proposal - discovery wins on types, undeclared fields come in with every capability off and a suggestion', () => {
-    const proposal = composeProposal(completeEnvelope(partial, scope), { schema: discovered });
+    const proposal = composeProposal(
+      completeEnvelope(partial, scope, kinds),
+      { schema: discovered },
+      kinds,
+    );
     const fields = (
       proposal.descriptor.spec as { schema: { fields: Record<string, Record<string, unknown>> } }
     ).schema.fields;
@@ -126,12 +114,16 @@ describe('proposal', () => {
       ...partial,
       spec: { ...partial.spec, access: { allowedRoles: ['support'] } },
     };
-    const proposal = composeProposal(completeEnvelope(complete, scope), { schema: discovered });
+    const proposal = composeProposal(
+      completeEnvelope(complete, scope, kinds),
+      { schema: discovered },
+      kinds,
+    );
     expect(proposal.confirmable).toBe(true);
     expect(proposal.descriptor).toMatchObject({
       spec: { access: { readonly: true, maxLimit: 100 }, connection: { timeoutMs: 5000 } },
     });
-    expect(echoProposal(proposal)).toBe(
+    expect(echoProposal(proposal, kinds)).toBe(
       [
         'I understood: Elasticsearch index "orders" at http://es.internal:9200 (no credential), as resource "es_orders" of team-a/prod.',
         'Enabled fields: id (keyword: filter, return).',
@@ -150,8 +142,8 @@ describe('proposal', () => {
         {
           path: 'id',
           types: [
-            { index: 'orders-1', type: 'keyword' },
-            { index: 'orders-2', type: 'long' },
+            { source: 'orders-1', type: 'keyword' },
+            { source: 'orders-2', type: 'long' },
           ],
         },
       ],
@@ -160,16 +152,26 @@ describe('proposal', () => {
       ...partial,
       spec: { ...partial.spec, access: { allowedRoles: ['support'] } },
     };
-    const blocked = composeProposal(completeEnvelope(complete, scope), { schema: conflicting });
+    const blocked = composeProposal(
+      completeEnvelope(complete, scope, kinds),
+      { schema: conflicting },
+      kinds,
+    );
     expect(blocked.blocking.map((w) => [w.code, w.path])).toEqual([
       ['TYPE_CONFLICT', 'spec.schema.fields.id'],
     ]);
     expect(blocked.confirmable).toBe(false);
-    expect(echoProposal(blocked)).toContain('Blocking: Declared field "id" has different types');
+    expect(echoProposal(blocked, kinds)).toContain(
+      'Blocking: Declared field "id" has different types',
+    );
 
-    const failed = composeProposal(completeEnvelope(complete, scope), {
-      failed: 'Discovery failed (UPSTREAM_UNAVAILABLE): down.',
-    });
+    const failed = composeProposal(
+      completeEnvelope(complete, scope, kinds),
+      {
+        failed: 'Discovery failed (UPSTREAM_UNAVAILABLE): down.',
+      },
+      kinds,
+    );
     expect(failed.warnings).toEqual([
       {
         code: 'DISCOVERY_FAILED',

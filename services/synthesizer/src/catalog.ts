@@ -7,7 +7,6 @@ import { RecallIndex, recallDocumentFromResource, toolName } from '@tollgate/cor
 import type { Operation, RecallScope } from '@tollgate/core';
 import { ResourceCatalog } from '@tollgate/kit';
 import type { CatalogChange, CatalogEntry } from '@tollgate/kit';
-import { OPERATIONS } from './published.js';
 
 /** A ranked resource of a search. */
 export interface CatalogHit {
@@ -70,7 +69,7 @@ export class ToolCatalog extends ResourceCatalog {
     const key = scopeKey(entry);
     let tools = this.#tools.get(key);
     if (tools === undefined) this.#tools.set(key, (tools = new Map()));
-    for (const operation of OPERATIONS) {
+    for (const { name: operation } of entry.operations) {
       tools.set(toolName(entry.name, operation), { entry, operation });
     }
     this.#recall.upsert(recallDocumentFromResource(entry.resource, entry.key));
@@ -81,7 +80,7 @@ export class ToolCatalog extends ResourceCatalog {
     const key = scopeKey(entry);
     const tools = this.#tools.get(key);
     if (tools === undefined) return;
-    for (const operation of OPERATIONS) tools.delete(toolName(entry.name, operation));
+    for (const { name } of entry.operations) tools.delete(toolName(entry.name, name));
     if (tools.size === 0) this.#tools.delete(key);
   }
 }

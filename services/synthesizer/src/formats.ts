@@ -67,6 +67,8 @@ export function wireTool(
     resource: tool.resource.name,
     resourceVersion: tool.resource.version,
     operation: tool.operation,
+    operationClass: tool.class,
+    idempotent: tool.idempotent,
     inputSchema: tool.inputSchema as JsonObject,
     format: TO_WIRE[format],
     rendering: renderTool(tool, format) as JsonObject,

@@ -11,6 +11,7 @@ import {
   synthesizeTools,
 } from '@tollgate/core';
 import type { PermissionSet, ToolDefinition, ToolFormat, ToolValidator } from '@tollgate/core';
+import { resourceKinds } from '@tollgate/kinds';
 import type { CatalogEntry } from '@tollgate/kit';
 import { wireTool } from './formats.js';
 
@@ -53,7 +54,11 @@ export class ToolSetCache {
       this.#sets.set(key, cached);
       return cached;
     }
-    const set = toolSet(entry, synthesizeTools(entry.resource, declaredOnly(entry, permissions)));
+    const kind = resourceKinds.get(entry.kind);
+    const set = toolSet(
+      entry,
+      synthesizeTools(entry.resource, declaredOnly(entry, permissions), kind),
+    );
     this.#sets.set(key, set);
     let keys = this.#keysByResource.get(entry.key);
     if (keys === undefined) this.#keysByResource.set(entry.key, (keys = new Set()));

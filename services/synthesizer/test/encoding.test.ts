@@ -1,3 +1,4 @@
+import { resourceKinds } from '@tollgate/kinds';
 import { describe, expect, it } from 'vitest';
 import { create, equals, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { GetToolResponseSchema, ListToolsResponseSchema } from '@tollgate/contracts/synthesizer/v1';
@@ -15,12 +16,16 @@ describe('encoding - tool replies', () => {
     ),
   );
   if ('invalid' in entry) throw new Error(entry.invalid);
-  const tools = synthesizeTools(entry.resource, {
-    operations: ['search', 'get', 'count', 'aggregate'],
-    visibleFields: ['amount', 'id', 'status'],
-    filterableFields: ['amount', 'id', 'status'],
-    limitCap: 100,
-  }).map((tool) => wireTool(tool, 'openai', entry));
+  const tools = synthesizeTools(
+    entry.resource,
+    {
+      operations: ['search', 'get', 'count', 'aggregate'],
+      visibleFields: ['amount', 'id', 'status'],
+      filterableFields: ['amount', 'id', 'status'],
+      limitCap: 100,
+    },
+    resourceKinds.get(entry.kind),
+  ).map((tool) => wireTool(tool, 'openai', entry));
 
   it('encoding - framed cached tools are byte for byte the encoded ListToolsResponse', () => {
     const framed = encodeTools(tools);

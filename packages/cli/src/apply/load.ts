@@ -1,6 +1,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { extname, join, relative, resolve } from 'node:path';
-import { describeDescriptorProblems, parseDescriptors } from '@tollgate/core';
+import { describeDescriptorProblems } from '@tollgate/core';
+import { parseResourceDescriptors } from '@tollgate/kinds';
 import type { Descriptor, DescriptorProblem } from '@tollgate/core';
 import { CliError, usageError } from '../errors.js';
 
@@ -42,7 +43,7 @@ export async function loadDescriptors(
         `cannot read ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
       );
     }
-    const parsed = parseDescriptors(text, source);
+    const parsed = parseResourceDescriptors(text, source);
     if (parsed.documents.length === 0) {
       problems.push({
         source,

@@ -3,6 +3,7 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import { toJson } from '@bufbuild/protobuf';
 import { DiscoveredFieldSchema, RegistryService } from '@tollgate/contracts/registry/v1';
 import type { DiscoveredField } from '@tollgate/contracts/registry/v1';
+import { resourceKinds } from '@tollgate/kinds';
 import { stringify } from 'yaml';
 import type { ActionRunner } from '../context.js';
 import { loadDescriptors } from '../apply/load.js';
@@ -30,7 +31,9 @@ export function registerDiscover(program: Command, run: ActionRunner): void {
           }
           const { descriptor } = resources[0]!;
           if (descriptor.kind !== 'Resource') throw usageError('not a Resource');
-          progress.update(`${descriptor.metadata.name}: reading ${descriptor.spec.target.index}`);
+          const kind = resourceKinds.find(descriptor.spec.type);
+          const target = kind ? `${kind.title} ${kind.describeTarget(descriptor.spec)}` : '';
+          progress.update(`${descriptor.metadata.name}: reading ${target}`);
           const token = await ctx.operatorToken({
             tenant: descriptor.metadata.tenant,
             environment: descriptor.metadata.environment,

@@ -51,7 +51,7 @@ export async function stackUp(home: StackHome, options: UpOptions): Promise<Stac
       .slice(0, 16),
   };
   if (!options.skipInfra) {
-    const step = options.progress.step('infrastructure (NATS, FerretDB, Elasticsearch)');
+    const step = options.progress.step('infrastructure (deploy/local)');
     const run = await runInfraScript(checkout, 'up.sh', {
       env: options.env,
       log: join(home.run, 'infra.log'),

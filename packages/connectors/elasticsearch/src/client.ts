@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { Client } from '@elastic/elasticsearch';
-import type { ClientOptions } from '@elastic/elasticsearch';
+import type { Client, ClientOptions } from '@elastic/elasticsearch';
 import { TollgateError } from '@tollgate/core';
 import type { Credential } from '@tollgate/core';
 
@@ -13,11 +12,24 @@ export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 // Keyed by endpoint and a digest of the credential, so the key itself holds no secret.
 const clients = new Map<string, Client>();
 
+// The client library is loaded on first use: reading the kind (the CLI, the SDK) stays cheap.
+let library: Promise<typeof import('@elastic/elasticsearch')> | undefined;
+
 /**
  * The pooled client for an endpoint and credential. Clients never retry on their own (the
  * executor decides) and keep connections alive between calls.
  */
-export function clientFor(endpoint: string, credential: Credential): Client {
+export async function clientFor(endpoint: string, credential: Credential): Promise<Client> {
+  library ??= import('@elastic/elasticsearch');
+  const { Client } = await library;
+  return pooledClient(Client, endpoint, credential);
+}
+
+function pooledClient(
+  ClientClass: typeof Client,
+  endpoint: string,
+  credential: Credential,
+): Client {
   const node = checkEndpoint(endpoint);
   const key = `${node}\n${createHash('sha256').update(JSON.stringify(credential)).digest('hex')}`;
   const cached = clients.get(key);
@@ -35,7 +47,7 @@ export function clientFor(endpoint: string, credential: Credential): Client {
     name: 'tollgate',
   };
   const auth = authOf(credential);
-  const client = new Client(auth === undefined ? options : { ...options, auth });
+  const client = new ClientClass(auth === undefined ? options : { ...options, auth });
   clients.set(key, client);
   if (clients.size > MAX_CLIENTS) {
     const [oldestKey, oldest] = clients.entries().next().value as [string, Client];

@@ -7,18 +7,20 @@ describe('client pool', () => {
     await closeClients();
   });
 
-  it('client - one client per endpoint and credential, reused across calls', () => {
+  it('client - one client per endpoint and credential, reused across calls', async () => {
     const basic = { kind: 'basic' as const, username: 'u', password: 'p' };
-    const first = clientFor('http://127.0.0.1:9200/', basic);
-    expect(clientFor('http://127.0.0.1:9200', { ...basic })).toBe(first);
-    expect(clientFor('http://127.0.0.1:9200', { ...basic, password: 'other' })).not.toBe(first);
-    expect(clientFor('http://127.0.0.1:9201', basic)).not.toBe(first);
+    const first = await clientFor('http://127.0.0.1:9200/', basic);
+    expect(await clientFor('http://127.0.0.1:9200', { ...basic })).toBe(first);
+    expect(await clientFor('http://127.0.0.1:9200', { ...basic, password: 'other' })).not.toBe(
+      first,
+    );
+    expect(await clientFor('http://127.0.0.1:9201', basic)).not.toBe(first);
   });
 
   it('client - closeClients empties the pool', async () => {
-    const first = clientFor('http://127.0.0.1:9200', { kind: 'none' });
+    const first = await clientFor('http://127.0.0.1:9200', { kind: 'none' });
     await closeClients();
-    expect(clientFor('http://127.0.0.1:9200', { kind: 'none' })).not.toBe(first);
+    expect(await clientFor('http://127.0.0.1:9200', { kind: 'none' })).not.toBe(first);
   });
 
   it.each([

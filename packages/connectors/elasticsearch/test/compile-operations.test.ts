@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { compileRequest, elasticsearchOperations } from '../src/compile/compile.js';
+import { compileRequest } from '../src/compile/compile.js';
+import { elasticsearchKind } from '../src/kind/kind.js';
 import { context, ordersDescriptor, TEAM_A } from './fixtures.js';
 
 function rejectionOf(fn: () => unknown): { code: string; message: string; details: unknown[] } {
@@ -14,15 +15,16 @@ function rejectionOf(fn: () => unknown): { code: string; message: string; detail
 
 describe('compile get, count, aggregate, write', () => {
   it('operations - writes only when the resource is explicitly not read-only', () => {
-    expect(elasticsearchOperations(undefined)).toEqual(['search', 'get', 'count', 'aggregate']);
-    expect(elasticsearchOperations(true)).toEqual(['search', 'get', 'count', 'aggregate']);
-    expect(elasticsearchOperations(false)).toEqual([
-      'search',
-      'get',
-      'count',
-      'aggregate',
-      'write',
-    ]);
+    const names = (readonly: boolean | undefined) => {
+      const descriptor = ordersDescriptor({ readonly: readonly ?? true });
+      if (readonly === undefined) delete descriptor.spec.access.readonly;
+      return elasticsearchKind.operations(descriptor).map((op) => op.name);
+    };
+    expect(names(undefined)).toEqual(['search', 'get', 'count', 'aggregate']);
+    expect(names(true)).toEqual(['search', 'get', 'count', 'aggregate']);
+    expect(names(false)).toEqual(['search', 'get', 'count', 'aggregate', 'write']);
+    const write = elasticsearchKind.operations(ordersDescriptor({ readonly: false })).at(-1);
+    expect(write).toEqual({ name: 'write', action: 'write', class: 'write', idempotent: true });
   });
 
   it('operations - write on a read-only resource and ungranted operations are denied', () => {

@@ -131,11 +131,6 @@ describe('compile search', () => {
         },
       },
     ],
-    [
-      'date exists',
-      { field: 'created_at', op: 'exists', value: null },
-      { exists: { field: 'created_at' } },
-    ],
     ['boolean eq', { field: 'paid', op: 'eq', value: false }, { term: { paid: { value: false } } }],
     [
       'ip eq',

@@ -12,11 +12,19 @@ process.env['TG_CONFORMANCE_CANARY'] = JSON.stringify({
   password: CONFORMANCE_CANARY,
 });
 
+/** The Elasticsearch type the fixture's value classes are declared with. */
+const TYPES: Record<string, string> = { exact: 'keyword', number: 'double', datetime: 'date' };
+
 runConnectorConformance(elasticsearchConnector, {
-  async provision(fixture) {
+  field(name, { valueClass, ...capabilities }) {
+    const type = TYPES[valueClass];
+    if (type === undefined) throw new Error(`no Elasticsearch type for ${name} (${valueClass})`);
+    return { type, ...capabilities };
+  },
+  async provision(fixture, fields) {
     const index = `${prefix}_conformance`;
     const properties = Object.fromEntries(
-      Object.entries(fixture.fields).map(([name, spec]) => [name, { type: spec.type }]),
+      Object.entries(fields).map(([name, spec]) => [name, { type: spec.type }]),
     );
     await admin.indices.create({ index, mappings: { dynamic: 'strict', properties } });
     await admin.bulk({

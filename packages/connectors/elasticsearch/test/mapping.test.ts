@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { readMappings } from '../src/discovery/mapping.js';
+import { readMappingFields as readMappings } from '../src/discovery/mapping.js';
 
 describe('read mappings', () => {
   it('mapping - flattens objects, multi-fields, nested, geo_point and unsupported types', () => {

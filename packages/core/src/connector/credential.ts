@@ -24,7 +24,7 @@ const MAX_SECRET_LENGTH = 16_384;
  * Parses the text a secret store holds for a credential. The format is:
  *
  * - `{"username":"u","password":"p"}` — HTTP basic auth;
- * - `{"apiKey":"<base64 id:key>"}` — an API key (Elasticsearch `Authorization: ApiKey …`);
+ * - `{"apiKey":"<base64 id:key>"}` — an API key (sent as the kind's API-key scheme);
  * - `{"token":"…"}` — a bearer token;
  * - `{"kind":"none"}` — explicitly no authentication;
  * - any other non-empty text (not starting with `{`) — an API key, surrounding whitespace trimmed.

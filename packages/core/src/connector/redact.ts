@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
-import type { RedactionRule } from '../descriptor/types.js';
+import type { AccessSpec, RedactionMethod, RedactionRule } from '../descriptor/types.js';
+import type { PermissionSet } from '../tools/types.js';
 
 /** Marker `redactValue` returns for a `drop` rule: the caller removes the key. */
 export const DROPPED: unique symbol = Symbol('dropped');
@@ -17,7 +18,7 @@ const MASK = '***';
  * - `drop` → `DROPPED`.
  * Arrays are redacted element by element; objects are masked whole.
  */
-export function redactValue(value: unknown, rule: RedactionRule): unknown {
+export function redactValue(value: unknown, rule: RedactionMethod): unknown {
   if (rule === 'drop') return DROPPED;
   if (value === null || value === undefined) return value;
   if (Array.isArray(value)) return value.map((item) => redactValue(item, rule));
@@ -31,4 +32,43 @@ export function redactValue(value: unknown, rule: RedactionRule): unknown {
     case 'hash':
       return `sha256:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
   }
+}
+
+/** The method of a rule, whatever its form. */
+export function redactionMethod(rule: RedactionRule): RedactionMethod {
+  return typeof rule === 'string' ? rule : rule.rule;
+}
+
+/** The roles a rule exempts (none for a plain method). */
+export function redactionExemptRoles(rule: RedactionRule): readonly string[] {
+  return typeof rule === 'string' ? [] : rule.exceptRoles;
+}
+
+/**
+ * The redaction that applies to `field` for the principal `permissions` belong to: the
+ * declared rule's method, unless the principal holds a role the rule exempts (the policy
+ * engine lists such fields in `unredactedFields`). Undefined when the field is shown as stored.
+ */
+export function redactionFor(
+  access: Pick<AccessSpec, 'redact'>,
+  field: string,
+  permissions: Pick<PermissionSet, 'unredactedFields'>,
+): RedactionMethod | undefined {
+  const redact = access.redact;
+  if (redact === undefined || !Object.hasOwn(redact, field)) return undefined;
+  if (permissions.unredactedFields?.includes(field) === true) return undefined;
+  return redactionMethod(redact[field] as RedactionRule);
+}
+
+/** Every redaction that applies for the principal `permissions` belong to, by field. */
+export function effectiveRedactions(
+  access: Pick<AccessSpec, 'redact'>,
+  permissions: Pick<PermissionSet, 'unredactedFields'>,
+): Record<string, RedactionMethod> {
+  const out: Record<string, RedactionMethod> = {};
+  for (const field of Object.keys(access.redact ?? {})) {
+    const method = redactionFor(access, field, permissions);
+    if (method !== undefined) out[field] = method;
+  }
+  return out;
 }

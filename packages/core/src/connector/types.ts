@@ -1,10 +1,8 @@
 import type { ResourceDescriptor, ResourceSpec } from '../descriptor/types.js';
 import type { DiscoveredSchema } from '../discovery/types.js';
-import type { Operation, PermissionSet } from '../tools/types.js';
+import type { ResourceKind } from '../kind/kind.js';
+import type { PermissionSet } from '../tools/types.js';
 import type { CredentialResolver } from './credential.js';
-
-/** The resource kinds connectors exist for; one connector per kind. */
-export type ResourceKind = ResourceSpec['type'];
 
 /** Who a call is made for, as authenticated by the executor (never taken from arguments). */
 export interface CallPrincipal {
@@ -45,13 +43,15 @@ export interface PageInfo {
  * `native` is the kind-specific request; the rest is what execute and shape need to know.
  */
 export interface CompiledRequest<Native = unknown> {
-  kind: ResourceKind;
-  operation: Operation;
+  /** The kind's `type`. */
+  kind: string;
+  /** The operation's name. */
+  operation: string;
   /** Resource name (`metadata.name`). */
   resource: string;
   /** Upstream timeout for one attempt, ms (the resource's `timeoutMs`, default 5000). */
   timeoutMs: number;
-  /** True for reads: re-sending cannot change anything, so retryable failures are retried. */
+  /** The operation is idempotent (every read): retryable failures are retried. */
   idempotent: boolean;
   /** Fields the result may contain (requested ∩ visible), sorted. */
   fields: string[];
@@ -122,19 +122,20 @@ export interface DiscoverOptions {
 }
 
 /**
- * One resource kind's controlled path to its data system. Every kind implements the same five
- * steps; the executor wires them and never branches on the kind. `compile` and `shape` are
- * pure; `discover` and `execute` do I/O and report failures as `TollgateError`s (connection
- * failures as `UpstreamError`).
+ * A resource kind with its controlled path to the data system: the pure half (`ResourceKind`)
+ * plus five steps the executor wires without ever branching on the kind. `compile` and
+ * `shape` are pure; `discover` and `execute` do I/O and report failures as `TollgateError`s
+ * (connection failures as `UpstreamError`). Importing a connector must stay cheap: drivers are
+ * loaded when first used, so the CLI and the SDK can read the kinds list.
  */
-export interface Connector<Native = unknown> {
-  readonly kind: ResourceKind;
-  /** Operations this resource supports (writes only when it is not read-only). */
-  operations(descriptor: ResourceDescriptor): Operation[];
-  /** Reads the live schema behind `target`, resolving the credential just in time. */
+export interface Connector<Native = unknown, Spec extends ResourceSpec = ResourceSpec>
+  extends ResourceKind<Spec> {
+  /**
+   * Reads the live schema behind the spec's target, resolving the credential just in time.
+   * The spec is as declared (it may lack fields, and defaults may not be applied).
+   */
   discover(
-    connection: ResourceSpec['connection'],
-    target: ResourceSpec['target'],
+    spec: Spec,
     credentials: CredentialResolver,
     options?: DiscoverOptions,
   ): Promise<DiscoveredSchema>;
@@ -142,11 +143,11 @@ export interface Connector<Native = unknown> {
    * Turns validated tool arguments into a native request, re-checking every argument against
    * the permission set; violations throw `ARGUMENTS_INVALID` with one detail per offending path.
    */
-  compile(operation: Operation, args: unknown, ctx: CompileContext): CompiledRequest<Native>;
-  /** Sends the request within the resource timeout and caller deadline, retrying reads only. */
+  compile(operation: string, args: unknown, ctx: CompileContext): CompiledRequest<Native>;
+  /** Sends the request within the resource timeout and caller deadline, retrying idempotent ones. */
   execute(request: CompiledRequest<Native>, ctx: ExecuteContext): Promise<UpstreamResponse>;
   /** Checks the upstream answer and reduces it to what this principal may see. */
-  shape(operation: Operation, upstream: UpstreamResponse, ctx: ShapeContext): ShapedResult;
+  shape(operation: string, upstream: UpstreamResponse, ctx: ShapeContext): ShapedResult;
   /** Releases pooled upstream connections. */
   close(): Promise<void>;
 }

@@ -11,7 +11,7 @@ const CREDENTIAL_REF_FORMS = 'env://VAR_NAME, file://path or vault://mount/path[
 
 /** An http(s) URL without user info, query or fragment (user:password is a secret finding). */
 export function checkEndpoint(path: string, endpoint: string): DescriptorProblem | undefined {
-  const expected = 'http(s) URL such as http://es.internal:9200';
+  const expected = 'http(s) URL such as http://data.internal:9200';
   let url: URL;
   try {
     url = new URL(endpoint);

@@ -7,6 +7,7 @@ import { LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments } from 
 import type { Document, Node, YAMLError } from 'yaml';
 import type { DescriptorProblem, ValidationResult } from './problems.js';
 import { validateDescriptor } from './validate.js';
+import type { ResourceKinds } from './validate.js';
 import { parsePath } from './path.js';
 
 /** One document of a parsed text; `index` counts documents from 0 in source order. */
@@ -26,10 +27,15 @@ export interface ParsedDescriptors {
 const MAX_ALIAS_COUNT = 100;
 
 /**
- * Parses and validates every descriptor in `text`. `source` (a file name) is copied onto
- * each problem so callers can print `orders.yaml:12:7: spec.access.maxLimit: …`.
+ * Parses and validates every descriptor in `text` (Resources with the kinds in `kinds`).
+ * `source` (a file name) is copied onto each problem so callers can print
+ * `orders.yaml:12:7: spec.access.maxLimit: …`.
  */
-export function parseDescriptors(text: string, source?: string): ParsedDescriptors {
+export function parseDescriptors(
+  text: string,
+  kinds: ResourceKinds,
+  source?: string,
+): ParsedDescriptors {
   const lines = new LineCounter();
   const parsed = parseAllDocuments(text, {
     lineCounter: lines,
@@ -46,7 +52,7 @@ export function parseDescriptors(text: string, source?: string): ParsedDescripto
     const result =
       yamlErrors.length > 0
         ? { ok: false as const, problems: yamlErrors.map((e) => syntaxProblem(e, lines)) }
-        : validateDocument(doc, lines);
+        : validateDocument(doc, lines, kinds);
     if (!result.ok && source !== undefined) {
       for (const p of result.problems) p.source = source;
     }
@@ -70,7 +76,11 @@ function syntaxProblem(error: YAMLError, lines: LineCounter): DescriptorProblem 
   return { path: '', message: `invalid YAML: ${message}`, line, column: col };
 }
 
-function validateDocument(doc: Document.Parsed, lines: LineCounter): ValidationResult {
+function validateDocument(
+  doc: Document.Parsed,
+  lines: LineCounter,
+  kinds: ResourceKinds,
+): ValidationResult {
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -82,7 +92,7 @@ function validateDocument(doc: Document.Parsed, lines: LineCounter): ValidationR
       problems: [{ path: '', message: `invalid YAML: ${message}`, line, column: col }],
     };
   }
-  const result = validateDescriptor(value);
+  const result = validateDescriptor(value, kinds);
   if (result.ok) return result;
   for (const p of result.problems) {
     const { line, col } = lines.linePos(locate(doc, p.path));

@@ -1,50 +1,127 @@
 /**
- * Structural validation against the published JSON Schema (packages/core/schema), compiled
- * once per kind at module load, strict, reporting all errors. Ajv's errors are turned into
+ * Structural validation against the published JSON Schemas, strict, reporting all errors.
+ * Agents and Policies are checked against core's schemas (packages/core/schema); a Resource
+ * in two steps: its envelope against core's, its `spec` against the schema of the kind its
+ * `spec.type` names. Validators are compiled once per kind. Ajv's errors are turned into
  * problems that say what was expected and what was found at each path.
  */
 import { createRequire } from 'node:module';
 import { Ajv } from 'ajv';
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv';
-import type { DescriptorKind } from './types.js';
+import type { ResourceKind } from '../kind/kind.js';
+import { API_VERSION } from './types.js';
 import type { DescriptorProblem } from './problems.js';
 import { mismatch, problem, renderFound } from './problems.js';
 import { formatPath, joinPath, pointerSegments } from './path.js';
 
 const require = createRequire(import.meta.url);
 
-/** The published schema with every kind's definition (generated; see scripts/). */
-export const descriptorSchema = require('../../schema/descriptor.schema.json') as AnySchemaObject;
+/** Where published schemas live; each kind's spec schema is `kinds/<type>.spec.schema.json`. */
+export const SCHEMA_BASE_ID = 'https://tollgate.dev/schema/v1/';
 
-const SCHEMA_ID = descriptorSchema.$id as string;
-const definitions = descriptorSchema.definitions as Record<string, AnySchemaObject>;
+/** The published schemas of Agents, Policies and a Resource's metadata (generated; see scripts/). */
+export const agentSchema = require('../../schema/agent.schema.json') as AnySchemaObject;
+export const policySchema = require('../../schema/policy.schema.json') as AnySchemaObject;
+export const resourceMetadataSchema = require(
+  '../../schema/resource-metadata.schema.json',
+) as AnySchemaObject;
+
+/** The `$id` a kind's spec schema is published under. */
+export function kindSpecSchemaId(type: string): string {
+  return `${SCHEMA_BASE_ID}kinds/${type}.spec.schema.json`;
+}
+
+/**
+ * A Resource of one kind as a JSON Schema: core's envelope and metadata around the kind's own
+ * spec schema (referenced by `$id`, so its definitions stay its own).
+ */
+export function resourceSchemaFor(kind: Pick<ResourceKind, 'type'>): AnySchemaObject {
+  return {
+    type: 'object',
+    properties: {
+      apiVersion: { type: 'string', const: API_VERSION },
+      kind: { type: 'string', const: 'Resource' },
+      metadata: { $ref: resourceMetadataSchema.$id as string },
+      spec: { $ref: kindSpecSchemaId(kind.type) },
+    },
+    required: ['apiVersion', 'kind', 'metadata', 'spec'],
+    additionalProperties: false,
+  };
+}
 
 const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
-ajv.addSchema(descriptorSchema);
+ajv.addSchema(agentSchema);
+ajv.addSchema(policySchema);
+ajv.addSchema(resourceMetadataSchema);
 
-const validators: Record<DescriptorKind, ValidateFunction> = {
-  Resource: compileDefinition('ResourceDescriptor'),
-  Agent: compileDefinition('AgentDescriptor'),
-  Policy: compileDefinition('PolicyDescriptor'),
-};
+/** Definitions by schema `$id`, for describing what a `$ref` accepts. */
+const definitionsById = new Map<string, Record<string, AnySchemaObject>>();
+for (const schema of [agentSchema, policySchema, resourceMetadataSchema]) {
+  definitionsById.set(schema.$id as string, (schema.definitions ?? {}) as Record<string, AnySchemaObject>);
+}
 
-function compileDefinition(name: string): ValidateFunction {
-  const validate = ajv.getSchema(`${SCHEMA_ID}#/definitions/${name}`);
-  if (validate === undefined) throw new Error(`descriptor schema has no definition ${name}`);
+const agentValidator = compileRoot(agentSchema);
+const policyValidator = compileRoot(policySchema);
+const resourceValidators = new WeakMap<ResourceKind, ValidateFunction>();
+
+function compileRoot(schema: AnySchemaObject): ValidateFunction {
+  const validate = ajv.getSchema(schema.$id as string);
+  if (validate === undefined) throw new Error(`schema ${String(schema.$id)} is not loaded`);
   return validate;
 }
 
-/** Every structural problem of `input` as a descriptor of `kind` (except apiVersion and kind). */
-export function checkShape(kind: DescriptorKind, input: unknown): DescriptorProblem[] {
-  const validate = validators[kind];
+/** Kinds whose spec schema is loaded, by type; a second object of a type gets its own id. */
+const loadedKinds = new Map<string, ResourceKind[]>();
+
+function resourceValidator(kind: ResourceKind): ValidateFunction {
+  let validate = resourceValidators.get(kind);
+  if (validate !== undefined) return validate;
+  const sameType = loadedKinds.get(kind.type) ?? [];
+  loadedKinds.set(kind.type, [...sameType, kind]);
+  const id =
+    sameType.length === 0
+      ? kindSpecSchemaId(kind.type)
+      : `${kindSpecSchemaId(kind.type)}?instance=${sameType.length}`;
+  ajv.addSchema({ ...kind.specSchema, $id: id });
+  definitionsById.set(id, (kind.specSchema.definitions ?? {}) as Record<string, AnySchemaObject>);
+  const envelope = resourceSchemaFor(kind);
+  (envelope.properties as Record<string, AnySchemaObject>).spec = { $ref: id };
+  validate = ajv.compile(envelope);
+  resourceValidators.set(kind, validate);
+  return validate;
+}
+
+/**
+ * Every structural problem of `input` as an Agent or Policy, or as a Resource of `kind`
+ * (except apiVersion and kind, which the caller checks first).
+ */
+export function checkShape(
+  target: 'Agent' | 'Policy' | ResourceKind,
+  input: unknown,
+): DescriptorProblem[] {
+  const validate =
+    target === 'Agent'
+      ? agentValidator
+      : target === 'Policy'
+        ? policyValidator
+        : resourceValidator(target);
   if (validate(input)) return [];
   const problems: DescriptorProblem[] = [];
-  for (const error of validate.errors ?? []) {
+  const errors = validate.errors ?? [];
+  // A value no branch of an anyOf accepts is one problem, said by the anyOf, not one per branch.
+  const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  for (const error of errors) {
     if (error.propertyName !== undefined) continue; // reported by its `propertyNames` error
+    if (error.keyword !== 'anyOf' && coveredByAnyOf(error.instancePath, anyOfPaths)) continue;
     const found = toProblem(error, input);
     if (found !== undefined && !isEnvelopeKey(found.path)) problems.push(found);
   }
   return problems;
+}
+
+function coveredByAnyOf(path: string, anyOfPaths: ReadonlySet<string>): boolean {
+  for (const at of anyOfPaths) if (path === at || path.startsWith(`${at}/`)) return true;
+  return false;
 }
 
 function isEnvelopeKey(path: string): boolean {
@@ -99,6 +176,9 @@ function toProblem(error: ErrorObject, root: unknown): DescriptorProblem | undef
 export function describeSchema(schema: AnySchemaObject): string {
   const s = resolve(schema);
   if (s.const !== undefined) return JSON.stringify(s.const);
+  if (Array.isArray(s.anyOf)) {
+    return (s.anyOf as AnySchemaObject[]).map((branch) => describeSchema(branch)).join(' or ');
+  }
   if (Array.isArray(s.enum)) {
     return s.enum.length === 1 ? JSON.stringify(s.enum[0]) : `one of ${s.enum.join(', ')}`;
   }
@@ -114,8 +194,10 @@ export function describeSchema(schema: AnySchemaObject): string {
       const items = `list of ${describeItems((s.items ?? {}) as AnySchemaObject)}`;
       return typeof s.minItems === 'number' && s.minItems > 0 ? `non-empty ${items}` : items;
     }
-    case 'object':
-      return 'object';
+    case 'object': {
+      const required = Array.isArray(s.required) ? (s.required as string[]) : [];
+      return required.length > 0 ? `object with ${required.join(' and ')}` : 'object';
+    }
     default:
       return 'a value';
   }
@@ -155,12 +237,15 @@ function displayPattern(pattern: string): string {
   return pattern.replace(/^\^/, '').replace(/\$$/, '');
 }
 
-/** Follows local `$ref`s into the published definitions. */
+/** Follows `$ref`s into the published definitions (a bare `#/definitions/X` is looked up everywhere). */
 function resolve(schema: AnySchemaObject): AnySchemaObject {
   let s = schema;
   for (let hops = 0; typeof s.$ref === 'string' && hops < 10; hops++) {
-    const name = decodeURIComponent(s.$ref.replace(/^.*#\/definitions\//, ''));
-    s = definitions[name] ?? {};
+    const [doc = '', pointer = ''] = s.$ref.split('#');
+    const name = decodeURIComponent(pointer.replace(/^\/definitions\//, ''));
+    const docs = doc === '' ? [...definitionsById.values()] : [definitionsById.get(doc) ?? {}];
+    const found = docs.map((definitions) => definitions[name]).find((d) => d !== undefined);
+    s = found ?? {};
   }
   return s;
 }

@@ -57,49 +57,32 @@ export type Labels = Record<string, LabelValue>;
  */
 export type LabelValue = string;
 
-/** Field types Tollgate understands. Discovery maps native types onto these. */
-export type FieldType =
-  | 'keyword'
-  | 'text'
-  | 'long'
-  | 'integer'
-  | 'short'
-  | 'byte'
-  | 'double'
-  | 'float'
-  | 'half_float'
-  | 'scaled_float'
-  | 'unsigned_long'
-  | 'date'
-  | 'boolean'
-  | 'ip'
-  | 'object'
-  | 'nested'
-  | 'geo_point';
+/**
+ * A field's type in its kind's own vocabulary; each kind's spec
+ * schema lists the types it knows and maps them onto the value classes tools are built from.
+ */
+export type FieldType = string;
 
-/** A field as declared (and, after discovery, as merged). Capabilities default to false. */
+/**
+ * A field as declared (and, after discovery, as merged); kinds extend it with what their types
+ * need (a date format, enum values, …). Capabilities default to false; which ones fit a type
+ * is the kind's rule.
+ */
 export interface FieldSpec {
   type: FieldType;
   description?: Description;
-  /** May appear in `filters` (eq/in/exists on keywords, eq/range on numbers and dates); not on text. */
+  /** May appear in `filters` (exact values and, where the type allows, ranges or presence). */
   filterable?: boolean;
   /** May be returned to the agent. */
   returnable?: boolean;
-  /** May be used in `sort`; not on text, object, nested or geo_point fields. */
+  /** May be used in `sort`. */
   sortable?: boolean;
-  /** Range operators (gt, gte, lt, lte, between); numeric and date fields only. */
+  /** Range operators (gt, gte, lt, lte, between) on ordered types. */
   range?: boolean;
-  /** Full-text `match`; text fields only. */
+  /** Text search (full-text match, or prefix/contains patterns, as the kind offers). */
   searchable?: boolean;
-  /** May be used in aggregations; keyword, numeric, date, boolean and ip fields only. */
+  /** May be used in aggregations. */
   aggregatable?: boolean;
-  /**
-   * Date format as the index declares it (e.g. `strict_date_optional_time||epoch_millis`);
-   * date fields only.
-   * @minLength 1
-   * @maxLength 200
-   */
-  format?: string;
 }
 
 export interface ResourceMetadata {
@@ -114,12 +97,8 @@ export interface ResourceMetadata {
   labels?: Labels;
 }
 
-export interface ElasticsearchConnection {
-  /**
-   * http(s) URL without user info, e.g. `http://es.internal:9200`.
-   * @minLength 1
-   */
-  endpoint: string;
+/** What every kind's `connection` has; kinds add where and how to connect. */
+export interface ConnectionSpec {
   /**
    * Where the credential lives: `env://VAR_NAME`, `file:///abs/path`, `file://relative/path`
    * or `vault://mount/path[#key]`; never a literal secret.
@@ -135,19 +114,26 @@ export interface ElasticsearchConnection {
   timeoutMs?: number;
 }
 
-export interface ElasticsearchTarget {
+/** How a field's values are shaped before they reach the agent. */
+export type RedactionMethod = 'mask' | 'hash' | 'drop' | 'last4';
+
+/** A redaction for everyone but the listed roles (who see the value as stored). */
+export interface RoleExemptRedaction {
+  rule: RedactionMethod;
   /**
-   * An index, alias or pattern such as `orders-*`.
-   * @pattern ^[a-z0-9*][a-z0-9_.*,-]{0,254}$
+   * Roles that see the field unredacted; each must be in `allowedRoles`.
+   * @minItems 1
+   * @uniqueItems true
    */
-  index: string;
+  exceptRoles: RoleName[];
 }
 
-export type RedactionRule = 'mask' | 'hash' | 'drop' | 'last4';
+/** A redaction method for everyone, or one with roles exempt from it. */
+export type RedactionRule = RedactionMethod | RoleExemptRedaction;
 
 /** Pins every query to a row subset, added server-side whatever the model asks. */
 export interface RowFilter {
-  /** A declared keyword field. */
+  /** A declared field holding exact string values. */
   field: string;
   /** The principal attribute the field must equal. */
   equals: 'principal.tenant' | 'principal.agent' | 'principal.user';
@@ -188,21 +174,25 @@ export interface ResourceSchema {
   fields: Record<string, FieldSpec>;
 }
 
+/**
+ * What every kind's `spec` has. `type` names the kind and decides which schema the rest is
+ * read with (two-step decoding); kinds add their target and whatever else they need.
+ */
 export interface ResourceSpec {
-  type: 'elasticsearch';
-  connection: ElasticsearchConnection;
-  target: ElasticsearchTarget;
+  /** The resource kind: one of the registered kinds' types. */
+  type: string;
+  connection: ConnectionSpec;
   /** Merged with what discovery finds; discovery wins on types. */
   schema: ResourceSchema;
   access: AccessSpec;
 }
 
-/** A data system agents may use: an Elasticsearch index (more kinds later). */
-export interface ResourceDescriptor {
+/** A data system agents may use, of one of the registered kinds. */
+export interface ResourceDescriptor<Spec extends ResourceSpec = ResourceSpec> {
   apiVersion: typeof API_VERSION;
   kind: 'Resource';
   metadata: ResourceMetadata;
-  spec: ResourceSpec;
+  spec: Spec;
 }
 
 /** Metadata of the kinds that are not bound to one environment (Agent, Policy). */
@@ -261,8 +251,8 @@ export interface GrantConditions {
 }
 
 /**
- * `<resource>.<operation>`; `*` wildcards allowed on either side (`es_orders.*`, `*.search`).
- * @pattern ^(\*|[a-z][a-z0-9_]{2,62})\.(\*|search|get|count|aggregate|write)$
+ * `<resource>.<operation>`; `*` wildcards allowed on either side (`orders.*`, `*.search`).
+ * @pattern ^(\*|[a-z][a-z0-9_]{2,62})\.(\*|[a-z][a-z0-9_]{0,62})$
  */
 export type GrantAction = string;
 

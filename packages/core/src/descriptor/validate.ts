@@ -1,8 +1,11 @@
 /**
- * Descriptor validation in two steps: read `apiVersion` and `kind`, then check the rest with
- * that kind's strict schema and rules. Secret detection runs over the whole input whatever
- * its kind. Every problem is reported at once; nothing is half accepted.
+ * Descriptor validation by steps: read `apiVersion` and `kind`, then (for a Resource)
+ * `spec.type`, then check the rest with the strict schema and rules of what was named. Secret
+ * detection runs over the whole input whatever its kind. Every problem is reported at once;
+ * nothing is half accepted.
  */
+import type { KindRegistry } from '../kind/registry.js';
+import type { ResourceKind } from '../kind/kind.js';
 import { API_VERSION } from './types.js';
 import type { Descriptor, DescriptorKind } from './types.js';
 import type { DescriptorProblem, ValidationResult } from './problems.js';
@@ -15,17 +18,16 @@ import type { SecretFinding } from './secrets.js';
 import { joinPath } from './path.js';
 import { asRecord } from './record.js';
 
-/** The rules each kind adds on top of its schema. */
-const KIND_RULES: Record<DescriptorKind, (descriptor: unknown) => DescriptorProblem[]> = {
-  Resource: resourceRules,
-  Agent: agentRules,
-  Policy: policyRules,
-};
+const KINDS: readonly DescriptorKind[] = ['Resource', 'Agent', 'Policy'];
 
-const KINDS = Object.keys(KIND_RULES) as DescriptorKind[];
+/** What validation needs of the kinds a process knows: look one up by `spec.type`. */
+export type ResourceKinds = Pick<KindRegistry, 'find' | 'types'>;
 
-/** Validates one descriptor (already parsed from YAML or JSON). */
-export function validateDescriptor(input: unknown): ValidationResult {
+/**
+ * Validates one descriptor (already parsed from YAML or JSON). A Resource is read with the
+ * schema and rules of the registered kind its `spec.type` names.
+ */
+export function validateDescriptor(input: unknown, kinds: ResourceKinds): ValidationResult {
   const envelope = asRecord(input);
   if (envelope === undefined) {
     const expected = 'object with apiVersion, kind, metadata and spec';
@@ -33,13 +35,49 @@ export function validateDescriptor(input: unknown): ValidationResult {
   }
   const problems = [...envelopeProblems(envelope)];
   const kind = envelope.kind;
-  if (isKind(kind)) {
-    problems.push(...checkShape(kind, input), ...KIND_RULES[kind](input), ...labelRules(envelope));
+  if (kind === 'Agent' || kind === 'Policy') {
+    const rules = kind === 'Agent' ? agentRules : policyRules;
+    problems.push(...checkShape(kind, input), ...rules(input), ...labelRules(envelope));
+  } else if (kind === 'Resource') {
+    const resourceKind = resourceKindOf(envelope, kinds, problems);
+    if (resourceKind !== undefined) {
+      problems.push(
+        ...checkShape(resourceKind, input),
+        ...resourceRules(input),
+        ...resourceKind.specRules(input),
+        ...labelRules(envelope),
+      );
+    }
   }
   problems.push(...findSecrets(input).map(secretProblem));
   const unique = dedupe(problems);
   if (unique.length > 0) return { ok: false, problems: unique };
   return { ok: true, descriptor: structuredClone(input) as Descriptor };
+}
+
+/** The registered kind `spec.type` names; otherwise a problem at `spec.type` (or `spec`). */
+function resourceKindOf(
+  envelope: Record<string, unknown>,
+  kinds: ResourceKinds,
+  problems: DescriptorProblem[],
+): ResourceKind | undefined {
+  const types = `one of ${kinds.types().join(', ')}`;
+  const spec = asRecord(envelope.spec);
+  if (spec === undefined) {
+    problems.push(
+      envelope.spec === undefined
+        ? missing('spec', `object with type (${types})`)
+        : mismatch('spec', `object with type (${types})`, renderFound(envelope.spec)),
+    );
+    return undefined;
+  }
+  if (spec.type === undefined) {
+    problems.push(missing('spec.type', types));
+    return undefined;
+  }
+  const kind = typeof spec.type === 'string' ? kinds.find(spec.type) : undefined;
+  if (kind === undefined) problems.push(mismatch('spec.type', types, renderFound(spec.type)));
+  return kind;
 }
 
 function isKind(kind: unknown): kind is DescriptorKind {

@@ -1,11 +1,5 @@
 import type { FieldSpec } from '../descriptor/types.js';
-import {
-  CAPABILITIES,
-  suggestedCapabilities,
-  supportedCapabilities,
-  typeFamily,
-  unsupportedReason,
-} from './capabilities.js';
+import { CAPABILITIES, declaredCapabilities, noCapabilities } from './capabilities.js';
 import type { CapabilitySet } from './capabilities.js';
 import type {
   DiscoveredField,
@@ -16,19 +10,22 @@ import type {
 } from './types.js';
 
 /**
- * Merges the declared schema with the discovered one. Discovery wins on types (and date
- * formats); the declaration wins on capabilities and descriptions, except that a capability the
- * mapping cannot support is removed with a warning. Declared fields missing from the index are
- * kept as declared with a warning; a declared field whose type conflicts across indices or
- * whose type family changed is an error. Undeclared discovered fields enter `fields` with every
- * capability false and `proposed` with suggested capabilities: nothing is exposed implicitly.
+ * Merges the declared schema with the discovered one, for every kind alike. Discovery wins on
+ * types and the attributes it reports (formats, enum values, …); the declaration wins on
+ * capabilities and descriptions, except that a capability the data system cannot support is
+ * removed with a warning. Declared fields missing from the source are kept as declared with a
+ * warning; a declared field whose type conflicts across sources or whose type family changed
+ * is an error. Undeclared discovered fields enter `fields` with every capability false and
+ * `proposed` with suggested capabilities: nothing is exposed implicitly.
  */
 export function mergeSchema(
   declared: Record<string, FieldSpec>,
   discovered: DiscoveredSchema,
+  familyOf: (type: string) => string = (type) => type,
 ): MergeResult {
   const found = new Map(discovered.fields.map((field) => [field.path, field]));
   const conflicts = new Map(discovered.conflicts.map((conflict) => [conflict.path, conflict]));
+  const noun = discovered.sourceNoun ?? { one: 'source', many: 'sources' };
   const issues: SchemaIssue[] = discovered.warnings.map((warning) => ({
     severity: 'warning',
     code: warning.code,
@@ -44,26 +41,26 @@ export function mergeSchema(
     const conflict = conflicts.get(name);
     const field = found.get(name);
     if (conflict !== undefined) {
-      issues.push(conflictIssue(name, conflict));
+      issues.push(conflictIssue(name, conflict, noun.many));
       fields.set(name, withCapabilities(spec, declaredCapabilities(spec)));
     } else if (field === undefined) {
       issues.push({
         severity: 'warning',
-        code: 'missing_in_index',
+        code: 'missing_in_source',
         field: name,
-        message: `Declared field "${name}" is not in the index mapping (yet); it is kept as declared.`,
+        message: `Declared field "${name}" is not in the ${noun.one} ${discovered.target} (yet); it is kept as declared.`,
       });
       fields.set(name, withCapabilities(spec, declaredCapabilities(spec)));
     } else {
-      fields.set(name, mergeField(name, spec, field, issues));
+      fields.set(name, mergeField(name, spec, field, familyOf, noun.one, issues));
     }
   }
 
   for (const field of discovered.fields) {
     if (Object.hasOwn(declared, field.path)) continue;
     const base = discoveredSpec(field);
-    fields.set(field.path, withCapabilities(base, suggestedNone()));
-    proposed.set(field.path, withCapabilities(base, suggestedCapabilities(field)));
+    fields.set(field.path, withCapabilities(base, noCapabilities()));
+    proposed.set(field.path, withCapabilities(base, field.suggested));
   }
 
   return {
@@ -78,30 +75,32 @@ function mergeField(
   name: string,
   spec: FieldSpec,
   field: DiscoveredField,
+  familyOf: (type: string) => string,
+  source: string,
   issues: SchemaIssue[],
 ): FieldSpec {
   if (field.type !== spec.type) {
-    const compatible = typeFamily(field.type) === typeFamily(spec.type);
+    const compatible = familyOf(spec.type) === field.family;
     issues.push({
       severity: compatible ? 'warning' : 'error',
       code: 'type_mismatch',
       field: name,
       message:
-        `Field "${name}" is declared as ${spec.type} but the index maps it as ${field.nativeType}; ` +
+        `Field "${name}" is declared as ${spec.type} but the ${source} has it as ${field.nativeType}; ` +
         `using ${field.type}.`,
     });
   }
-  const supported = supportedCapabilities(field);
   const wanted = declaredCapabilities(spec);
   const granted = { ...wanted };
   for (const capability of CAPABILITIES) {
-    if (wanted[capability] && !supported[capability]) {
+    if (wanted[capability] && !field.supported[capability]) {
       granted[capability] = false;
+      const reason = field.unsupportedReasons?.[capability] ?? `${field.type} fields do not support it`;
       issues.push({
         severity: 'warning',
         code: 'capability_unsupported',
         field: name,
-        message: `Field "${name}" cannot be ${capability} because ${unsupportedReason(field, capability)}; the capability is removed.`,
+        message: `Field "${name}" cannot be ${capability} because ${reason}; the capability is removed.`,
       });
     }
   }
@@ -112,44 +111,31 @@ function mergeField(
   );
 }
 
-function conflictIssue(name: string, conflict: FieldConflict): SchemaIssue {
-  const types = conflict.types.map((entry) => `${entry.index}: ${entry.type}`).join(', ');
+function conflictIssue(name: string, conflict: FieldConflict, sources: string): SchemaIssue {
+  const types = conflict.types.map((entry) => `${entry.source}: ${entry.type}`).join(', ');
   return {
     severity: 'error',
     code: 'type_conflict',
     field: name,
-    message: `Declared field "${name}" has different types across the target's indices (${types}).`,
+    message: `Declared field "${name}" has different types across the target's ${sources} (${types}).`,
   };
 }
 
+/** The field spec discovery defines: its type and the attributes it is authoritative for. */
 function discoveredSpec(field: DiscoveredField): FieldSpec {
-  return field.format === undefined
-    ? { type: field.type }
-    : { type: field.type, format: field.format };
-}
-
-function declaredCapabilities(spec: FieldSpec): CapabilitySet {
-  const caps = suggestedNone();
-  for (const capability of CAPABILITIES) caps[capability] = spec[capability] === true;
-  return caps;
-}
-
-function suggestedNone(): CapabilitySet {
-  return {
-    filterable: false,
-    returnable: false,
-    sortable: false,
-    range: false,
-    searchable: false,
-    aggregatable: false,
-  };
+  const spec: FieldSpec = { type: field.type };
+  for (const [key, value] of Object.entries(field.attributes ?? {})) {
+    if (value !== undefined) (spec as unknown as Record<string, unknown>)[key] = value;
+  }
+  return spec;
 }
 
 function withCapabilities(spec: FieldSpec, caps: CapabilitySet): FieldSpec {
-  const out: FieldSpec = { type: spec.type };
-  if (spec.description !== undefined) out.description = spec.description;
-  if (spec.format !== undefined) out.format = spec.format;
-  return { ...out, ...caps };
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(spec)) {
+    if (!(CAPABILITIES as readonly string[]).includes(key)) out[key] = value;
+  }
+  return { ...(out as unknown as FieldSpec), ...caps };
 }
 
 function sortKeys<T>(entries: Map<string, T>): Record<string, T> {

@@ -1,67 +1,68 @@
 import type { FieldSpec, FieldType } from '../descriptor/types.js';
+import type { JsonValue } from '../tools/types.js';
+import type { Capability, CapabilitySet } from './capabilities.js';
 
 /**
- * What a connector read from the live data system: typed fields, cross-index conflicts and
- * settings. Produced by `Connector.discover`, consumed by `mergeSchema`. Plain data.
+ * What a kind's discovery read from the live data system: typed fields, conflicts between the
+ * objects behind the target, and warnings. Produced by `Connector.discover`, consumed by
+ * `mergeSchema`. Plain data; every kind reports in the same shape.
  */
 export interface DiscoveredSchema {
-  /** The target as declared (index, alias or pattern). */
+  /** The target as declared, for people (`orders-*`, `shop.orders`). */
   target: string;
-  /** Concrete indices (tables, …) the target resolved to, sorted by name. */
-  indices: DiscoveredIndex[];
-  /** Fields with one consistent type across all indices, sorted by path. */
+  /** The concrete objects the target resolved to (indices, tables, views, …), sorted by name. */
+  sources: DiscoveredSource[];
+  /** Fields with one consistent type across all sources, sorted by path. */
   fields: DiscoveredField[];
-  /** Paths mapped with different types in different indices; absent from `fields`. */
+  /** Paths typed differently in different sources; absent from `fields`. */
   conflicts: FieldConflict[];
-  /** Things that work but not fully (nested, geo_point, unsupported types, settings). */
+  /** Things that work but not fully (unsupported types, settings). */
   warnings: DiscoveryWarning[];
+  /** What the data system calls one source and several, for messages (`index`, `indices`). */
+  sourceNoun?: { one: string; many: string };
 }
 
-/** One concrete index behind the target and the settings that affect what we can expose. */
-export interface DiscoveredIndex {
+/** One concrete object behind the target. */
+export interface DiscoveredSource {
   name: string;
-  /** Mapping `dynamic` setting: `true` (default), `false`, `strict` or `runtime`. */
-  dynamic: 'true' | 'false' | 'strict' | 'runtime';
-  /** `_source.enabled`; when false, no document field can be returned. */
-  sourceEnabled: boolean;
+  /** What kind of object it is, in the data system's words (`index`, `table`, `view`). */
+  objectType: string;
 }
 
-/** One field as the data system maps it, flattened to a dotted path. */
+/** One field as the data system defines it, flattened to a dotted path. */
 export interface DiscoveredField {
-  /** Dotted path, e.g. `customer.email`, or `title.keyword` for a multi-field. */
+  /** Dotted path, e.g. `customer.email`, or a column name. */
   path: string;
+  /** The kind's field type the native type maps to. */
   type: FieldType;
-  /** The type as the data system names it (`date_nanos`, `match_only_text`, …). */
+  /** The type as the data system names it (`date_nanos`, `timestamp with time zone`, …). */
   nativeType: string;
-  /** Date format as mapped (the data system's default when the mapping sets none). */
-  format?: string;
-  /** `scaled_float` scaling factor. */
-  scalingFactor?: number;
-  /** For a multi-field such as `title.keyword`: its parent field (`title`). */
-  multiFieldOf?: string;
-  /** Path of the enclosing `nested` field, when inside one. */
-  nestedPath?: string;
-  /** Queryable (mapping `index` is not false). */
-  indexed: boolean;
-  /** Sortable/aggregatable storage (mapping `doc_values` is not false). */
-  docValues: boolean;
-  /** Present in stored documents, so it can be returned (false for multi-fields). */
-  inSource: boolean;
+  /**
+   * Members of the field spec discovery is authoritative for, beside `type` (a date format,
+   * enum values, nullability, …); merged into the declared field as they are.
+   */
+  attributes?: Partial<Record<string, JsonValue>>;
+  /** What the data system makes possible at all: an upper bound on what may be granted. */
+  supported: CapabilitySet;
+  /** What discovery proposes for the field when nobody declared it. */
+  suggested: CapabilitySet;
+  /** Why a capability is not supported, for an operator-facing message. */
+  unsupportedReasons?: Partial<Record<Capability, string>>;
+  /** Type family: a declared/discovered type difference within one family is only a warning. */
+  family: string;
+  /** Extra facts for people (`primary key`, `indexed`, `multi-field of title`). */
+  notes?: string[];
 }
 
-/** A path whose type differs between indices behind one target. */
+/** A path whose type differs between the sources behind one target. */
 export interface FieldConflict {
   path: string;
-  /** Native type per index, sorted by index name. */
-  types: Array<{ index: string; type: string }>;
+  /** Native type per source, sorted by source name. */
+  types: Array<{ source: string; type: string }>;
 }
 
-export type DiscoveryWarningCode =
-  | 'nested_unsupported'
-  | 'geo_point_unsupported'
-  | 'unsupported_type'
-  | 'format_differs'
-  | 'source_disabled';
+/** A warning code; kinds add their own (`nested_unsupported`, `source_disabled`, …). */
+export type DiscoveryWarningCode = string;
 
 export interface DiscoveryWarning {
   code: DiscoveryWarningCode;
@@ -71,7 +72,7 @@ export interface DiscoveryWarning {
 }
 
 export type SchemaIssueCode =
-  | 'missing_in_index'
+  | 'missing_in_source'
   | 'type_mismatch'
   | 'type_conflict'
   | 'capability_unsupported'
@@ -89,8 +90,9 @@ export interface SchemaIssue {
 /** Result of merging a declared schema with a discovered one. */
 export interface MergeResult {
   /**
-   * The effective schema: declared fields (discovered type and format, declared capabilities
-   * and descriptions) plus every undeclared discovered field with all capabilities false.
+   * The effective schema: declared fields (discovered type and attributes, declared
+   * capabilities and descriptions) plus every undeclared discovered field with all
+   * capabilities false.
    */
   fields: Record<string, FieldSpec>;
   /** Undeclared discovered fields with suggested capabilities, awaiting confirmation. */

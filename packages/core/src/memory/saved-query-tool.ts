@@ -6,10 +6,10 @@
  * arguments that go through the same decide/validate/compile stages as any other call.
  */
 import { canonicalHash } from '../canonical.js';
-import { JSON_SCHEMA_DIALECT } from '../synthesis/schemas.js';
 import { formatPath, pointerSegments } from '../descriptor/path.js';
 import { TollgateError } from '../errors/codes.js';
 import type { ErrorDetail } from '../errors/codes.js';
+import { JSON_SCHEMA_DIALECT } from '../tools/types.js';
 import type { JsonObject, JsonSchema, JsonValue, ToolDefinition } from '../tools/types.js';
 import type { ToolValidator } from '../tools/validator.js';
 import { parentAt, pointerKeys } from './pointer.js';
@@ -71,6 +71,8 @@ export function savedQueryTool(
     name,
     description: `${query.description.trim()}\nSaved query "${query.name}": runs ${baseTool.name} with the rest of its arguments fixed. ${supply} Prefer it to ${baseTool.name} for this question.`,
     operation: baseTool.operation,
+    class: baseTool.class,
+    idempotent: baseTool.idempotent,
     resource: baseTool.resource,
     inputSchema: savedQueryInputSchema(query),
     savedQuery: {

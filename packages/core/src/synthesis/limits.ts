@@ -4,7 +4,7 @@
  * synthesizer (`ToolValidatorCache` keys on them).
  */
 export interface SynthesisLimits {
-  /** Longest string value in a filter (`eq`, `in` items, `match`) and in a keyword written. */
+  /** Longest string value in a filter (`eq`, `in` items, `match`) and in an exact value written. */
   maxStringLength: number;
   /** Most values in one `in` filter. */
   maxInValues: number;

@@ -1,11 +1,14 @@
 /**
- * Permission sets: derived from a resource's `access` block until the policy service exists,
+ * Permission sets: derived from a resource's `access` block when no policy bundle decides,
  * normalized (sorted, deduplicated) and hashed so caches can key on them.
  */
 import type { ResourceDescriptor } from '../descriptor/types.js';
 import { TollgateError } from '../errors/codes.js';
 import { canonicalHash, compareCodeUnits } from '../canonical.js';
-import type { Operation, PermissionSet } from '../tools/types.js';
+import { redactionExemptRoles } from '../connector/redact.js';
+import { OPERATION_NAME, isOperationName } from '../kind/operation.js';
+import type { OperationSpec } from '../kind/operation.js';
+import type { PermissionSet } from '../tools/types.js';
 
 /** Who is asking: the roles and name of an agent. */
 export interface AccessPrincipal {
@@ -13,18 +16,19 @@ export interface AccessPrincipal {
   agent: string;
 }
 
-const OPERATIONS: readonly Operation[] = ['search', 'get', 'count', 'aggregate', 'write'];
 const DEFAULT_MAX_LIMIT = 100;
 
 /**
  * What `principal` may do on `resource` according to its `access` block alone: undefined when
  * none of its roles is allowed; fields named in `fieldRoles` only for the roles listed there;
- * returnable fields are visible, filterable/range/searchable ones filterable; `limitCap` is
- * `maxLimit`; write only when the resource is explicitly `readonly: false`.
+ * returnable fields are visible, filterable/range/searchable ones filterable; redactions
+ * exempting one of its roles lifted; `limitCap` is `maxLimit`; of `operations` (the kind's),
+ * reads always and the others only when the resource is explicitly `readonly: false`.
  */
 export function permissionsFromAccess(
   resource: ResourceDescriptor,
   principal: AccessPrincipal,
+  operations: readonly OperationSpec[],
 ): PermissionSet | undefined {
   const { access, schema } = resource.spec;
   const roles = new Set(principal.roles);
@@ -42,18 +46,23 @@ export function permissionsFromAccess(
       filterableFields.push(field);
     }
   }
-  const operations = OPERATIONS.filter((op) => op !== 'write' || access.readonly === false);
+  const unredactedFields = Object.entries(access.redact ?? {})
+    .filter(([, rule]) => redactionExemptRoles(rule).some((role) => roles.has(role)))
+    .map(([field]) => field);
   return normalizePermissions({
-    operations,
+    operations: operations
+      .filter((op) => op.class === 'read' || access.readonly === false)
+      .map((op) => op.name),
     visibleFields,
     filterableFields,
     limitCap: access.maxLimit ?? DEFAULT_MAX_LIMIT,
+    ...(unredactedFields.length > 0 ? { unredactedFields } : {}),
   });
 }
 
-/** The same permission set with operations in canonical order and fields sorted, deduplicated. */
+/** The same permission set with operations and fields sorted and deduplicated. */
 export function normalizePermissions(permissions: PermissionSet): PermissionSet {
-  const { operations, visibleFields, filterableFields, limitCap } = permissions;
+  const { operations, visibleFields, filterableFields, limitCap, unredactedFields } = permissions;
   if (!Number.isSafeInteger(limitCap) || limitCap < 1) {
     throw new TollgateError('INVALID_ARGUMENT', `permission limitCap must be a positive integer`, {
       details: [
@@ -62,23 +71,25 @@ export function normalizePermissions(permissions: PermissionSet): PermissionSet 
     });
   }
   for (const [index, op] of operations.entries()) {
-    if (!OPERATIONS.includes(op)) {
-      throw new TollgateError('INVALID_ARGUMENT', `unknown operation "${String(op)}"`, {
+    if (!isOperationName(op)) {
+      throw new TollgateError('INVALID_ARGUMENT', `invalid operation name ${JSON.stringify(op)}`, {
         details: [
           {
             path: `operations[${index}]`,
-            message: `expected one of ${OPERATIONS.join(', ')}`,
+            message: `expected an operation name matching ${OPERATION_NAME.source}`,
             found: JSON.stringify(op),
           },
         ],
       });
     }
   }
+  const unredacted = sortedUnique(unredactedFields ?? []);
   return {
-    operations: OPERATIONS.filter((op) => operations.includes(op)),
+    operations: sortedUnique(operations),
     visibleFields: sortedUnique(visibleFields),
     filterableFields: sortedUnique(filterableFields),
     limitCap,
+    ...(unredacted.length > 0 ? { unredactedFields: unredacted } : {}),
   };
 }
 
@@ -104,10 +115,12 @@ export function narrowToDeclared(
 ): PermissionSet {
   const fields = descriptor.spec.schema.fields;
   const declared = (field: string): boolean => Object.hasOwn(fields, field);
+  const unredacted = permissions.unredactedFields?.filter(declared) ?? [];
   return {
     operations: [...permissions.operations],
     visibleFields: permissions.visibleFields.filter(declared),
     filterableFields: permissions.filterableFields.filter(declared),
     limitCap: Math.max(1, permissions.limitCap),
+    ...(unredacted.length > 0 ? { unredactedFields: unredacted } : {}),
   };
 }

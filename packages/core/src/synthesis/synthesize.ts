@@ -1,34 +1,33 @@
 /**
- * Tool synthesis: (resource version × permission set) → tools. Pure and deterministic: the
- * same inputs give byte-identical tools with the same version hashes.
+ * Tool synthesis: (resource version × permission set) → tools, for every kind alike. The kind
+ * declares the operations and offers each one's schema and description; core names the tools,
+ * keeps only granted operations, and versions each tool by its content. Pure and
+ * deterministic: the same inputs give byte-identical tools with the same version hashes.
  */
 import { TollgateError } from '../errors/codes.js';
 import { canonicalHash, canonicalJson } from '../canonical.js';
+import type { ResourceKind } from '../kind/kind.js';
 import type {
   JsonObject,
   JsonSchema,
-  Operation,
   PermissionSet,
   ToolDefinition,
   VersionedResource,
 } from '../tools/types.js';
-import { describeTool } from './descriptions.js';
 import { resolveOptions } from './limits.js';
 import type { SynthesisOptions } from './limits.js';
-import { project } from './projection.js';
-import { inputSchema } from './schemas.js';
+import { normalizePermissions } from './permissions.js';
 
-const TOOL_ORDER: readonly Operation[] = ['search', 'get', 'count', 'aggregate', 'write'];
 const MAX_TOOL_NAME = 64;
 
 /**
- * One tool per operation the permission set allows and the projection leaves something to do
- * for, in the order search, get, count, aggregate, write. `write` also needs the resource to be
- * declared `readonly: false`.
+ * One tool per operation the kind declares for this resource version, the permission set
+ * grants and the kind offers a tool for, in the kind's order.
  */
 export function synthesizeTools(
   resource: VersionedResource,
   permissions: PermissionSet,
+  kind: ResourceKind,
   options?: SynthesisOptions,
 ): ToolDefinition[] {
   if (!Number.isSafeInteger(resource.version) || resource.version < 1) {
@@ -42,28 +41,38 @@ export function synthesizeTools(
       ],
     });
   }
-  const p = project(resource, permissions, resolveOptions(options));
-  const allowed = TOOL_ORDER.filter(
-    (op) =>
-      p.permissions.operations.includes(op) &&
-      (op !== 'write' || resource.spec.access.readonly === false),
-  );
-  const schemas = new Map(
-    allowed.flatMap((op) => {
-      const schema = inputSchema(op, p);
-      return schema === undefined ? [] : [[op, schema] as const];
-    }),
-  );
+  if (resource.spec.type !== kind.type) {
+    throw new TollgateError(
+      'INTERNAL',
+      `resource ${resource.metadata.name} is of kind ${resource.spec.type}, not ${kind.type}`,
+    );
+  }
+  const normalized = normalizePermissions(permissions);
+  const granted = new Set(normalized.operations);
+  const operations = kind.operations(resource).filter((op) => granted.has(op.name));
   const { name, tenant, environment } = resource.metadata;
-  const names = Object.fromEntries([...schemas.keys()].map((op) => [op, toolName(name, op)]));
-  const memo = sharedParts([...schemas.values()]);
-  return [...schemas].map(([operation, schema]) => {
+  const toolNames = new Map(operations.map((op) => [op.name, toolName(name, op.name)]));
+  const offers = kind.offerTools({
+    resource,
+    permissions: normalized,
+    limits: resolveOptions(options),
+    operations,
+    toolNames,
+  });
+  const offered = operations.flatMap((op) => {
+    const offer = offers.get(op.name);
+    return offer === undefined ? [] : [{ op, offer }];
+  });
+  const memo = sharedParts(offered.map(({ offer }) => offer.inputSchema));
+  return offered.map(({ op, offer }) => {
     const tool = {
-      name: toolName(name, operation),
-      description: describeTool(operation, p, names),
-      operation,
+      name: toolNames.get(op.name) as string,
+      description: offer.description,
+      operation: op.name,
+      class: op.class,
+      idempotent: op.idempotent,
       resource: { name, tenant, environment, version: resource.version },
-      inputSchema: schema,
+      inputSchema: offer.inputSchema,
     };
     return { ...tool, version: hashTool(tool, memo) };
   });
@@ -73,12 +82,12 @@ export function synthesizeTools(
  * `<resource>_<operation>`; a resource name too long for the 64-character limit of function
  * names is cut and given a short hash of the full name, so names stay unique and stable.
  */
-export function toolName(resourceName: string, operation: Operation): string {
+export function toolName(resourceName: string, operation: string): string {
   const plain = `${resourceName}_${operation}`;
   if (plain.length <= MAX_TOOL_NAME) return plain;
   const tag = canonicalHash(resourceName).slice(0, 8);
-  const keep = MAX_TOOL_NAME - operation.length - tag.length - 2;
-  return `${resourceName.slice(0, keep)}_${tag}_${operation}`;
+  const keep = Math.max(1, MAX_TOOL_NAME - operation.length - tag.length - 2);
+  return `${resourceName.slice(0, keep)}_${tag}_${operation}`.slice(0, MAX_TOOL_NAME);
 }
 
 /** sha256 (hex) over the canonical JSON of a tool without its `version`. */
@@ -89,8 +98,11 @@ export function toolVersionHash(
 }
 
 function hashTool(tool: Omit<ToolDefinition, 'version'>, memo?: Map<object, string>): string {
-  const { name, description, operation, resource, inputSchema: schema } = tool;
-  return canonicalHash({ name, description, operation, resource, inputSchema: schema }, memo);
+  const { name, description, operation, idempotent, resource, inputSchema: schema } = tool;
+  return canonicalHash(
+    { name, description, operation, class: tool.class, idempotent, resource, inputSchema: schema },
+    memo,
+  );
 }
 
 /** Canonical JSON of the filter schema the tools share, written once for all their hashes. */

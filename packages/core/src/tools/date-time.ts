@@ -1,6 +1,5 @@
 /**
- * The date-time values tools accept: RFC 3339 as Elasticsearch's `strict_date_optional_time`
- * reads it — `2024-05-01T12:00:00Z`, `2024-05-01T12:00:00.123+02:00`: upper-case `T`, seconds
+ * The date-time values tools accept: the strict RFC 3339 form every data system reads alike — `2024-05-01T12:00:00Z`, `2024-05-01T12:00:00.123+02:00`: upper-case `T`, seconds
  * present (no leap second), up to nine fraction digits, `Z` or `±hh:mm`, a real calendar day.
  */
 const DATE_TIME =

@@ -76,15 +76,15 @@ export function renderTool(tool: ToolDefinition, format: ToolFormat): RenderedTo
     case 'anthropic':
       return { name, description, input_schema: withoutDialect(inputSchema) };
     case 'mcp': {
-      const write = tool.operation === 'write';
+      const changes = tool.class !== 'read';
       return {
         name,
         description,
         inputSchema,
         annotations: {
-          readOnlyHint: !write,
-          destructiveHint: write,
-          idempotentHint: true,
+          readOnlyHint: !changes,
+          destructiveHint: changes,
+          idempotentHint: tool.idempotent,
           openWorldHint: false,
         },
       };

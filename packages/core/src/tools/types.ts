@@ -7,10 +7,13 @@
  * `null` for "not given"); validated arguments reach the compiler with every `null` removed.
  */
 import type { ResourceDescriptor } from '../descriptor/types.js';
+import type { OperationClass } from '../kind/operation.js';
 
-export type Operation = 'search' | 'get' | 'count' | 'aggregate' | 'write';
+/** An operation's name, as its kind declares it (`search`, `create_ticket`). */
+export type Operation = string;
 
 export interface PermissionSet {
+  /** Names of the operations the principal may call. */
   operations: Operation[];
   /** Fields the principal may see in results (sorted). */
   visibleFields: string[];
@@ -18,72 +21,11 @@ export interface PermissionSet {
   filterableFields: string[];
   /** Upper bound for `limit`. */
   limitCap: number;
-}
-
-/** The operators a filter may use; which ones a field gets depends on its type and capabilities. */
-export type FilterOp = 'eq' | 'in' | 'exists' | 'gt' | 'gte' | 'lt' | 'lte' | 'between' | 'match';
-
-export type FilterValue = string | number | boolean | Array<string | number> | null;
-
-/**
- * One condition; a call's filters all hold at once (AND). `value` by op: eq → a scalar of the
- * field's type (dates as ISO-8601 date-time strings); in → 1..100 strings; gt/gte/lt/lte → a
- * number or date; between → `[low, high]`, both inclusive, low ≤ high; match → text;
- * exists → no value (the field has one).
- */
-export interface Filter {
-  field: string;
-  op: FilterOp;
-  value?: FilterValue;
-}
-
-export interface SortSpec {
-  field: string;
-  order: 'asc' | 'desc';
-}
-
-/** Arguments of `<name>_search`, as the synthesized schema admits them. */
-export interface SearchArgs {
-  filters?: Filter[] | null;
-  fields?: string[] | null;
-  sort?: SortSpec[] | null;
-  limit?: number | null;
-  cursor?: string | null;
-}
-
-export interface GetArgs {
-  id: string;
-  fields?: string[] | null;
-}
-
-export interface CountArgs {
-  filters?: Filter[] | null;
-}
-
-/**
- * terms: top values with counts (keyword, ip, boolean, numeric); date_histogram: counts per
- * calendar interval (date); stats: count/min/max/avg/sum (numeric); cardinality: distinct count.
- */
-export type AggregationKind = 'terms' | 'date_histogram' | 'stats' | 'cardinality';
-
-export interface AggregateArgs {
-  filters?: Filter[] | null;
-  aggregation: {
-    kind: AggregationKind;
-    field: string;
-    /** terms: bucket count (capped); date_histogram: calendar interval. */
-    size?: number | null;
-    interval?: 'hour' | 'day' | 'week' | 'month' | 'year' | null;
-  };
-}
-
-/**
- * Creates or updates the document `id`, setting the given declared fields; fields given as
- * `null` (or omitted) are left unchanged.
- */
-export interface WriteArgs {
-  id: string;
-  document: Record<string, unknown>;
+  /**
+   * Redacted fields this principal sees as stored, because a role it holds is exempt from their
+   * rule (sorted; absent when none).
+   */
+  unredactedFields?: string[];
 }
 
 /** Any JSON value; tool schemas and rendered tools are plain JSON. */
@@ -92,6 +34,9 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObj
 export interface JsonObject {
   [key: string]: JsonValue;
 }
+
+/** The dialect every tool schema declares. */
+export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
 /** A JSON Schema (draft 2020-12) as a plain JSON object. */
 export type JsonSchema = JsonObject;
@@ -108,7 +53,12 @@ export interface ToolDefinition {
   name: string;
   /** What the resource holds, when to use the tool and when not to. */
   description: string;
+  /** The operation's name. */
   operation: Operation;
+  /** What the operation does to data: MCP annotations and approvals follow it. */
+  class: OperationClass;
+  /** Re-sending cannot do more than sending once: retried on retryable failures. */
+  idempotent: boolean;
   resource: { name: string; tenant: string; environment: string; version: number };
   /** JSON Schema 2020-12 for the arguments; `additionalProperties: false` at every level. */
   inputSchema: JsonSchema;

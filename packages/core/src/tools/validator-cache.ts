@@ -9,6 +9,7 @@ import { resolveOptions } from '../synthesis/limits.js';
 import type { SynthesisOptions } from '../synthesis/limits.js';
 import { synthesizeTools } from '../synthesis/synthesize.js';
 import { canonicalJson } from '../canonical.js';
+import type { KindRegistry } from '../kind/registry.js';
 import { compileToolValidator } from './validator.js';
 import type { ToolValidator } from './validator.js';
 import type { PermissionSet, ToolDefinition, VersionedResource } from './types.js';
@@ -22,15 +23,19 @@ export interface CompiledToolSet {
 }
 
 export interface ToolValidatorCacheOptions {
+  /** The kinds tools are synthesized with (the process's one list). */
+  kinds: Pick<KindRegistry, 'get'>;
   /** Most tool sets kept (default 1024). */
   maxEntries?: number;
 }
 
 export class ToolValidatorCache {
   readonly #maxEntries: number;
+  readonly #kinds: Pick<KindRegistry, 'get'>;
   readonly #sets = new Map<string, CompiledToolSet>();
 
-  constructor(options: ToolValidatorCacheOptions = {}) {
+  constructor(options: ToolValidatorCacheOptions) {
+    this.#kinds = options.kinds;
     const max = options.maxEntries ?? 1024;
     if (!Number.isSafeInteger(max) || max < 1) {
       throw new RangeError(`maxEntries must be a positive integer; found ${max}`);
@@ -67,7 +72,8 @@ export class ToolValidatorCache {
       this.#sets.set(key, cached);
       return cached;
     }
-    const set = compileSet(key, synthesizeTools(resource, permissions, options));
+    const kind = this.#kinds.get(resource.spec.type);
+    const set = compileSet(key, synthesizeTools(resource, permissions, kind, options));
     this.#sets.set(key, set);
     if (this.#sets.size > this.#maxEntries) {
       const oldest = this.#sets.keys().next();

@@ -10,7 +10,14 @@
  * sees another's entries.
  */
 import { parsePublishedResource, validateDescriptor } from '@tollgate/core';
-import type { PublishedResource, ResourceDescriptor, VersionedResource } from '@tollgate/core';
+import type {
+  KindRegistry,
+  OperationSpec,
+  PublishedResource,
+  ResourceDescriptor,
+  VersionedResource,
+} from '@tollgate/core';
+import { resourceKinds } from '@tollgate/kinds';
 import type { Logger } from '../log/logger.js';
 import { watchBucket } from './kv.js';
 import type { BucketWatch, KV } from './kv.js';
@@ -20,8 +27,10 @@ import { resourceKey, subjects } from '@tollgate/contracts/bus';
 export interface CatalogEntry extends PublishedResource {
   /** The KV key, `<tenant>.<environment>.<name>`; unique across the catalog. */
   key: string;
-  /** Resource kind (`spec.type`), e.g. `elasticsearch`. */
+  /** Resource kind (`spec.type`). */
   kind: string;
+  /** The operations its kind declares for this version, in tool order. */
+  operations: readonly OperationSpec[];
   /** Where agents send calls to this resource's tools. */
   callSubject: string;
   /** The descriptor with its version, as tools are synthesized from it. */
@@ -49,6 +58,8 @@ export interface ReadOptions {
    * the registry; its compiler reports a resource it cannot compile.
    */
   validate?: boolean;
+  /** The kinds descriptors are read with (default: this build's list). */
+  kinds?: Pick<KindRegistry, 'find' | 'types'>;
 }
 
 /** The catalog entry a KV value describes, or why it cannot be used. */
@@ -68,8 +79,9 @@ export function readCatalogEntry(
   }
   if (expectedKey !== key) return { invalid: `entry for ${expectedKey} is stored under ${key}` };
   let descriptor = published.descriptor;
+  const kinds = options.kinds ?? resourceKinds;
   if (options.validate !== false) {
-    const checked = validateDescriptor(descriptor);
+    const checked = validateDescriptor(descriptor, kinds);
     if (!checked.ok) {
       const first = checked.problems[0];
       const more = checked.problems.length > 1 ? ` (and ${checked.problems.length - 1} more)` : '';
@@ -92,7 +104,19 @@ export function readCatalogEntry(
   } catch (err) {
     return { invalid: (err as Error).message };
   }
-  return { ...published, descriptor, key, kind, callSubject, resource: { ...descriptor, version } };
+  const known = kinds.find(kind);
+  if (known === undefined && options.validate !== false)
+    return { invalid: `its kind "${kind.slice(0, 64)}" is not registered here` };
+  const operations = known?.operations(descriptor) ?? [];
+  return {
+    ...published,
+    descriptor,
+    key,
+    kind,
+    operations,
+    callSubject,
+    resource: { ...descriptor, version },
+  };
 }
 
 /** How `ResourceCatalog.follow` reads and reports. */
@@ -111,7 +135,10 @@ export class ResourceCatalog {
   #watch: BucketWatch | undefined;
 
   constructor(options: ReadOptions = {}) {
-    this.#read = { validate: options.validate ?? true };
+    this.#read = {
+      validate: options.validate ?? true,
+      ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
+    };
   }
 
   /**

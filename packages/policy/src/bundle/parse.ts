@@ -2,8 +2,14 @@ import type { EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
 import { bundleHash } from '../compile/bundle.js';
 import { isTimeZone, zoneKey } from '../model/clock.js';
 import { bundleText } from './encoding.js';
+import { OPERATION_CLASSES } from '@tollgate/core';
+import type { OperationClass } from '@tollgate/core';
+import { ACTION_GROUPS, isResourceName } from '../model/actions.js';
+import type { ActionGroup } from '../model/actions.js';
 import { BUNDLE_FORMAT } from './types.js';
 import type {
+  BundleAction,
+  BundleOperation,
   BundleRateLimit,
   CompiledPolicy,
   PolicyBundle,
@@ -108,6 +114,9 @@ function shape(value: unknown): PolicyBundle {
     'tenant',
     'version',
     'schema',
+    'actions',
+    'operations',
+    'redactionExemptions',
     'zones',
     'policies',
     'entities',
@@ -135,12 +144,74 @@ function shape(value: unknown): PolicyBundle {
     tenant: text(b.tenant, '.tenant'),
     version: whole(b.version, '.version', 0),
     schema: text(b.schema, '.schema'),
+    actions: list(b.actions, '.actions', actionShape),
+    operations: operationsShape(b.operations),
+    redactionExemptions: exemptionsShape(b.redactionExemptions),
     zones,
     policies,
     entities: list(b.entities, '.entities', entityShape),
     rateLimits: list(b.rateLimits, '.rateLimits', rateLimitShape),
     hash,
   };
+}
+
+function actionShape(value: unknown, path: string): BundleAction {
+  const a = record(value, path, ['id', 'groups']);
+  const groups = strings(a.groups, `${path}.groups`);
+  for (const group of groups) {
+    if (!(ACTION_GROUPS as readonly string[]).includes(group))
+      fail(`${path}.groups`, `must hold only ${ACTION_GROUPS.join(', ')}`);
+  }
+  return { id: text(a.id, `${path}.id`), groups: groups as ActionGroup[] };
+}
+
+function operationsShape(value: unknown): Record<string, BundleOperation[]> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail('.operations', 'must be an object');
+  const out: Record<string, BundleOperation[]> = {};
+  for (const [resource, ops] of Object.entries(value as Record<string, unknown>)) {
+    if (!isResourceName(resource)) fail(`.operations`, `names "${resource.slice(0, 64)}", not a resource`);
+    out[resource] = list(ops, `.operations.${resource}`, (v, p) => {
+      const o = record(v, p, ['name', 'action', 'class'], ['limited']);
+      if (!(OPERATION_CLASSES as readonly unknown[]).includes(o.class))
+        fail(`${p}.class`, `must be one of ${OPERATION_CLASSES.join(', ')}`);
+      if (o.limited !== undefined && o.limited !== true) fail(`${p}.limited`, 'must be true');
+      return {
+        name: text(o.name, `${p}.name`),
+        action: text(o.action, `${p}.action`),
+        class: o.class as OperationClass,
+        ...(o.limited === true ? { limited: true } : {}),
+      };
+    });
+  }
+  return out;
+}
+
+function exemptionsShape(value: unknown): Record<string, Record<string, string[]>> {
+  const out: Record<string, Record<string, string[]>> = {};
+  for (const [resource, fields] of Object.entries(plain(value, '.redactionExemptions'))) {
+    if (!isResourceName(resource))
+      fail('.redactionExemptions', `names "${resource.slice(0, 64)}", not a resource`);
+    const path = `.redactionExemptions.${resource}`;
+    const byField: Record<string, string[]> = {};
+    for (const [field, roles] of Object.entries(plain(fields, path))) {
+      if (field === '__proto__') fail(path, 'names "__proto__"');
+      Object.defineProperty(byField, field, {
+        value: strings(roles, `${path}.${field}`),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    out[resource] = byField;
+  }
+  return out;
+}
+
+function plain(value: unknown, path: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail(path, 'must be an object');
+  return value as Record<string, unknown>;
 }
 
 function strings(value: unknown, path: string): string[] {

@@ -1,9 +1,31 @@
 import type { EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
-import type { ErrorDetail } from '@tollgate/core';
+import type { ErrorDetail, OperationClass } from '@tollgate/core';
+import type { ActionGroup } from '../model/actions.js';
 import type { ZoneKey } from '../model/clock.js';
 
 /** The document format tag every bundle carries. */
-export const BUNDLE_FORMAT = 'tollgate.policy-bundle/v1';
+export const BUNDLE_FORMAT = 'tollgate.policy-bundle/v2';
+
+/** One operation of a resource, as its kind declared it when the bundle was compiled. */
+export interface BundleOperation {
+  name: string;
+  /** Cedar action id. */
+  action: string;
+  class: OperationClass;
+  /** Takes a `limit` (the permission set's cap is computed on it). */
+  limited?: boolean;
+}
+
+/**
+ * One Cedar action of the bundle and the groups it belongs to. An action in `read` is a read on
+ * every resource declaring it; one that changes data anywhere is in `change` (and `destroy`
+ * when destructive anywhere): raw Cedar permitting `read` never reaches a write, and raw Cedar
+ * forbidding `change` reaches every write.
+ */
+export interface BundleAction {
+  id: string;
+  groups: ActionGroup[];
+}
 
 /** What a policy does when it matches. Cedar `forbid` is `deny`; permits are `allow` or `require_approval`. */
 export type PolicyEffect = 'allow' | 'deny' | 'require_approval';
@@ -51,7 +73,7 @@ export interface CompiledPolicy {
   /** Resources it can apply to; absent means any. */
   resources?: string[];
   /**
-   * Cedar actions it can apply to (`search` … `write`, `view_field`, `filter_field`); absent
+   * Cedar actions it can apply to (operations' actions, `view_field`, `filter_field`); absent
    * means any. The decider preparses one policy set per resource × action from these.
    */
   actions?: string[];
@@ -83,6 +105,15 @@ export interface PolicyBundle {
   version: number;
   /** Cedar schema text. */
   schema: string;
+  /** Every Cedar action the schema declares for operations, sorted by id. */
+  actions: BundleAction[];
+  /** Each resource's operations, in its kind's order. */
+  operations: Record<string, BundleOperation[]>;
+  /**
+   * Per resource, its redacted fields whose rule exempts roles, by those roles: a principal
+   * holding one sees the field as stored (`unredactedFields` of its permission set).
+   */
+  redactionExemptions: Record<string, Record<string, string[]>>;
   /** Zones whose local clocks the decider puts under `context.clock`. */
   zones: ZoneKey[];
   /** Sorted by id. */

@@ -1,14 +1,15 @@
-import type { CompiledPolicy, PolicyEffect, PolicyKind } from '../bundle/types.js';
-import { OPERATIONS } from '../model/actions.js';
-import { cedarString } from '../model/cedar-text.js';
+import type { BundleAction, CompiledPolicy, PolicyEffect, PolicyKind } from '../bundle/types.js';
+import { cedarEntity, cedarSet, cedarString } from '../model/cedar-text.js';
 import { FIELD_ACTIONS } from '../model/schema.js';
 
 /**
  * The guards every bundle carries, whatever operators write: tenant isolation, environment
- * match, read-only resources, the limit cap, and field visibility/filterability from the
- * field flags. Nothing else is permitted by default.
+ * match, read-only resources (no action that changes data), the limit cap, and field
+ * visibility/filterability from the field flags. Nothing else is permitted by default.
  */
-export function baselinePolicies(): CompiledPolicy[] {
+export function baselinePolicies(actions: readonly BundleAction[]): CompiledPolicy[] {
+  const changing = actions.filter((a) => a.groups.includes('change')).map((a) => a.id);
+  const operations = actions.map((a) => a.id);
   return [
     guard(
       'tollgate/tenant-isolation',
@@ -26,15 +27,15 @@ export function baselinePolicies(): CompiledPolicy[] {
       'tollgate/read-only',
       'readonly',
       'deny',
-      'forbid (principal, action == Action::"write", resource is Resource)\nwhen { resource.readonly };',
-      ['write'],
+      `forbid (principal, action in ${cedarSet(changing.map((id) => cedarEntity('Action', id)))}, resource is Resource)\nwhen { resource.readonly };`,
+      changing,
     ),
     guard(
       'tollgate/limit-cap',
       'limit',
       'deny',
       'forbid (principal, action, resource is Resource)\nwhen { context has limit && context.limit > resource.maxLimit };',
-      [...OPERATIONS],
+      operations,
     ),
     guard(
       'tollgate/field-access',

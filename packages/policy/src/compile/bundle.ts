@@ -4,6 +4,7 @@ import type { AgentDescriptor, PolicyDescriptor } from '@tollgate/core';
 import { BUNDLE_FORMAT } from '../bundle/types.js';
 import type {
   BundleCompilation,
+  BundleOperation,
   BundleRateLimit,
   CompiledPolicy,
   PolicyBundle,
@@ -12,7 +13,7 @@ import type {
 import { canonicalHash } from '@tollgate/core';
 import { zoneForKey, zoneKey } from '../model/clock.js';
 import type { ZoneKey } from '../model/clock.js';
-import { cedarSchemaText } from '../model/schema.js';
+import { bundleActions, cedarSchemaText } from '../model/schema.js';
 import { baselinePolicies } from './baseline.js';
 import { compileGrant } from './grant.js';
 import { checkRawCedar, clockKeysIn, rawCedarPolicies } from './raw-cedar.js';
@@ -46,7 +47,9 @@ export function compileBundle(inputs: BundleInputs): BundleCompilation {
 
   const roles = new Set<string>();
   const entities: EntityJson[] = [{ uid: { type: 'Tenant', id: tenant }, attrs: {}, parents: [] }];
-  const policies: CompiledPolicy[] = baselinePolicies();
+  const policies: CompiledPolicy[] = [];
+  const operations: Record<string, BundleOperation[]> = {};
+  const redactionExemptions: Record<string, Record<string, string[]>> = {};
   const rateLimits: BundleRateLimit[] = [];
   const zones = new Set<string>();
   const rawCedar: { name: string; text: string }[] = [];
@@ -65,6 +68,9 @@ export function compileBundle(inputs: BundleInputs): BundleCompilation {
     entities.push(...compiled.entities);
     policies.push(...compiled.policies);
     compiled.roles.forEach((r) => roles.add(r));
+    if (compiled.operations !== undefined) operations[name] = compiled.operations;
+    if (compiled.redactionExemptions !== undefined && Object.keys(compiled.redactionExemptions).length > 0)
+      redactionExemptions[name] = compiled.redactionExemptions;
   }
 
   const policyNames = new Set<string>();
@@ -87,7 +93,7 @@ export function compileBundle(inputs: BundleInputs): BundleCompilation {
     if (!Array.isArray(grants))
       problems.push({ path: `${path}/spec.grants`, message: 'must be a list' });
     (Array.isArray(grants) ? grants : []).forEach((grant, i) => {
-      const compiled = compileGrant(grant, name, i);
+      const compiled = compileGrant(grant, name, i, operations);
       problems.push(...compiled.problems);
       if (compiled.policy) policies.push(compiled.policy);
       if (compiled.rateLimit) rateLimits.push(compiled.rateLimit);
@@ -109,10 +115,18 @@ export function compileBundle(inputs: BundleInputs): BundleCompilation {
     }
   }
   const zoneKeys = zoneKeysOf(zones, problems);
-  const schema = cedarSchemaText(zoneKeys.map((z) => z.key));
+  const actions = bundleActions(
+    operations,
+    policies.flatMap((p) => (p.kind === 'grant' ? (p.actions ?? []) : [])),
+  );
+  const schema = cedarSchemaText(
+    zoneKeys.map((z) => z.key),
+    actions,
+  );
+  policies.push(...baselinePolicies(actions));
 
   for (const { name, text } of rawCedar) {
-    const checked = checkRawCedar(text, schema, `Policy/${name}/spec.cedar`);
+    const checked = checkRawCedar(text, schema, `Policy/${name}/spec.cedar`, actions);
     if (checked.ok) policies.push(...rawCedarPolicies(name, checked.policies));
     else problems.push(...checked.problems);
   }
@@ -132,6 +146,9 @@ export function compileBundle(inputs: BundleInputs): BundleCompilation {
     tenant,
     version,
     schema,
+    actions,
+    operations: sortedByKey(operations),
+    redactionExemptions: sortedByKey(redactionExemptions),
     zones: zoneKeys,
     policies: policies.sort((a, b) => compare(a.id, b.id)),
     entities: entities.sort((a, b) => compare(uidKey(a), uidKey(b))),
@@ -243,6 +260,10 @@ function validateCompiled(policies: CompiledPolicy[], schema: string): PolicyPro
 function uidKey(entity: EntityJson): string {
   const uid = entity.uid as { type: string; id: string };
   return `${uid.type}\u0000${uid.id}`;
+}
+
+function sortedByKey<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compare(a, b)));
 }
 
 function compare(a: string, b: string): number {

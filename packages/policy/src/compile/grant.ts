@@ -1,5 +1,6 @@
-import type { Grant, GrantEffect, Operation } from '@tollgate/core';
-import { OPERATIONS, formatActionPattern, parseActionPattern } from '../model/actions.js';
+import { TABLE_OPERATIONS } from '@tollgate/core';
+import type { Grant, GrantEffect } from '@tollgate/core';
+import { formatActionPattern, parseActionPattern } from '../model/actions.js';
 import type { ActionPattern } from '../model/actions.js';
 import { cedarEntity, cedarSet, cedarString } from '../model/cedar-text.js';
 import { zoneKey } from '../model/clock.js';
@@ -7,6 +8,7 @@ import { parseIpRange } from '../model/ip.js';
 import { parseTimeWindow, timeWindowCedar } from '../model/time-window.js';
 import type { TimeWindow } from '../model/time-window.js';
 import type {
+  BundleOperation,
   BundleRateLimit,
   CompiledConditions,
   CompiledPolicy,
@@ -30,9 +32,15 @@ const CONDITION_KEYS = ['ipCidr', 'timeWindow', 'environment'];
  * `require_approval` → `permit` annotated `@tollgate_effect(…)`. Conditions become `when`
  * clauses: an IP list tests `context.sourceIp` (a deny also applies when the caller's IP is
  * unknown — fail closed), a time window tests `context.clock.<zone>`, an environment list tests
- * the resource's environment.
+ * the resource's environment. Action patterns are expanded against the tenant's resources'
+ * `operations` (see `actionsOf`).
  */
-export function compileGrant(grant: Grant, policyName: string, index: number): CompiledGrant {
+export function compileGrant(
+  grant: Grant,
+  policyName: string,
+  index: number,
+  operations: Operations = {},
+): CompiledGrant {
   const id = `policy/${policyName}/grant/${index}`;
   const path = `Policy/${policyName}/spec.grants[${index}]`;
   const problems: PolicyProblem[] = [];
@@ -63,7 +71,10 @@ export function compileGrant(grant: Grant, policyName: string, index: number): C
 
   const effect = grant.effect;
   const actions = [...new Set(patterns.map(formatActionPattern))].sort();
-  const cedar = grantCedar({ id, effect, roles, agents, patterns, conditions: conditions.cedar });
+  const cedar = grantCedar(
+    { id, effect, roles, agents, patterns, conditions: conditions.cedar },
+    operations,
+  );
   const resources = patterns.some((p) => p.resource === '*')
     ? undefined
     : [...new Set(patterns.map((p) => p.resource))].sort();
@@ -73,7 +84,7 @@ export function compileGrant(grant: Grant, policyName: string, index: number): C
     kind: 'grant',
     source: `Policy/${policyName}`,
     ...(resources ? { resources } : {}),
-    actions: operationsOf(patterns),
+    actions: actionsOfAll(patterns, operations),
     grant: {
       principals: { roles, agents },
       actions,
@@ -216,15 +227,40 @@ interface GrantText {
   conditions: (deny: boolean) => string[];
 }
 
-function grantCedar(g: GrantText): string {
+/** The resources' operations a grant's patterns are expanded against. */
+type Operations = Readonly<Record<string, readonly BundleOperation[]>>;
+
+/**
+ * The Cedar actions one pattern stands for: a named operation is its resource's action for it
+ * (or the name itself when the resource does not declare it, so the grant applies once it
+ * does); `*` stands for every operation of the resource (of every resource for `*.*`).
+ */
+function actionsOf(pattern: ActionPattern, operations: Operations): string[] {
+  const resources =
+    pattern.resource === '*' ? Object.values(operations) : [operations[pattern.resource] ?? []];
+  if (pattern.operation === '*') {
+    const all = resources.flatMap((ops) => ops.map((op) => op.action));
+    if (pattern.resource === '*') all.push(...TABLE_OPERATIONS.map((op) => op.action));
+    return all;
+  }
+  const named = pattern.operation;
+  const declared = resources.flatMap((ops) => ops.filter((op) => op.name === named));
+  return declared.length > 0 ? declared.map((op) => op.action) : [named];
+}
+
+function actionsOfAll(patterns: ActionPattern[], operations: Operations): string[] {
+  return [...new Set(patterns.flatMap((p) => actionsOf(p, operations)))].sort();
+}
+
+function grantCedar(g: GrantText, operations: Operations): string {
   const deny = g.effect === 'deny';
-  const operations = operationsOf(g.patterns);
+  const scope = actionsOfAll(g.patterns, operations);
   const principals = [
     ...g.roles.map((r) => cedarEntity('Role', r)),
     ...g.agents.map((a) => cedarEntity('Agent', a)),
   ];
   const clauses = [`principal in ${cedarSet(principals)}`];
-  const target = targetClause(g.patterns, operations);
+  const target = targetClause(g.patterns, scope, operations);
   if (target) clauses.push(target);
   clauses.push(...g.conditions(deny));
   return [
@@ -232,35 +268,32 @@ function grantCedar(g: GrantText): string {
     `@tollgate_effect(${cedarString(g.effect)})`,
     `${deny ? 'forbid' : 'permit'} (`,
     '  principal,',
-    `  action in ${cedarSet(operations.map((op) => cedarEntity('Action', op)))},`,
+    `  action in ${cedarSet(scope.map((op) => cedarEntity('Action', op)))},`,
     '  resource is Resource',
     ')',
     clauses.map((c) => `when { ${c} }`).join('\n') + ';',
   ].join('\n');
 }
 
-function operationsOf(patterns: ActionPattern[]): Operation[] {
-  const wanted = new Set(
-    patterns.flatMap((p) => (p.operation === '*' ? OPERATIONS : [p.operation])),
-  );
-  return OPERATIONS.filter((op) => wanted.has(op));
-}
-
-/** The resource × operation combinations, when the scope's action list alone does not say it. */
-function targetClause(patterns: ActionPattern[], scopeOperations: Operation[]): string | undefined {
-  const byResource = new Map<string, Set<Operation>>();
+/** The resource × action combinations, when the scope's action list alone does not say it. */
+function targetClause(
+  patterns: ActionPattern[],
+  scope: string[],
+  operations: Operations,
+): string | undefined {
+  const byResource = new Map<string, Set<string>>();
   for (const p of patterns) {
-    const ops = byResource.get(p.resource) ?? new Set<Operation>();
-    for (const op of p.operation === '*' ? OPERATIONS : [p.operation]) ops.add(op);
-    byResource.set(p.resource, ops);
+    const actions = byResource.get(p.resource) ?? new Set<string>();
+    for (const action of actionsOf(p, operations)) actions.add(action);
+    byResource.set(p.resource, actions);
   }
   const anyResource = byResource.get('*');
-  if (anyResource && anyResource.size === scopeOperations.length) return undefined;
+  if (anyResource && anyResource.size === scope.length) return undefined;
   const entries = [...byResource.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const single = entries.length === 1;
-  const terms = entries.map(([resource, ops]) => {
-    const allScoped = ops.size === scopeOperations.length;
-    const opTest = `action in ${cedarSet(OPERATIONS.filter((op) => ops.has(op)).map((op) => cedarEntity('Action', op)))}`;
+  const terms = entries.map(([resource, actions]) => {
+    const allScoped = actions.size === scope.length;
+    const opTest = `action in ${cedarSet([...actions].sort().map((op) => cedarEntity('Action', op)))}`;
     if (resource === '*') return opTest;
     const resTest = `resource == ${cedarEntity('Resource', resource)}`;
     return allScoped ? resTest : single ? `${resTest} && ${opTest}` : `(${resTest} && ${opTest})`;

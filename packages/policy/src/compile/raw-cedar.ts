@@ -5,8 +5,8 @@ import {
   validate,
 } from '@cedar-policy/cedar-wasm/nodejs';
 import type { DetailedError, EntityUidJson, PolicyJson } from '@cedar-policy/cedar-wasm/nodejs';
-import type { CompiledPolicy, PolicyEffect, PolicyProblem } from '../bundle/types.js';
-import { READ_OPERATIONS } from '../model/actions.js';
+import type { BundleAction, CompiledPolicy, PolicyEffect, PolicyProblem } from '../bundle/types.js';
+import { ACTION_GROUPS } from '../model/actions.js';
 import { cedarString, lineAndColumn } from '../model/cedar-text.js';
 
 /** A raw Cedar policy split out of a Policy's `spec.cedar`, in source order. */
@@ -39,6 +39,7 @@ export function checkRawCedar(
   text: string,
   schema: string,
   path: string,
+  actions: readonly BundleAction[],
 ): { ok: true; policies: RawCedarPolicy[] } | { ok: false; problems: PolicyProblem[] } {
   if (typeof text !== 'string' || text.trim() === '') {
     return { ok: false, problems: [{ path, message: 'Cedar text is empty' }] };
@@ -104,7 +105,7 @@ export function checkRawCedar(
     policies.push({
       text: part,
       effect: !permit ? 'deny' : declared === 'require_approval' ? 'require_approval' : 'allow',
-      ...scopeOf(json.json),
+      ...scopeOf(json.json, actions),
     });
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, policies };
@@ -161,7 +162,14 @@ function inSourceOrder(parts: string[], text: string): string[] {
 }
 
 /** The resources and actions a policy's scope limits it to, so the decider can leave it out elsewhere. */
-function scopeOf(policy: PolicyJson): { resources?: string[]; actions?: string[] } {
+function scopeOf(
+  policy: PolicyJson,
+  actions: readonly BundleAction[],
+): { resources?: string[]; actions?: string[] } {
+  const members = (id: string): readonly string[] =>
+    (ACTION_GROUPS as readonly string[]).includes(id)
+      ? actions.filter((a) => (a.groups as readonly string[]).includes(id)).map((a) => a.id)
+      : [id];
   const uid = (e: EntityUidJson) => ('__entity' in e ? e.__entity : e);
   const scope: { resources?: string[]; actions?: string[] } = {};
   const action = policy.action;
@@ -176,7 +184,7 @@ function scopeOf(policy: PolicyJson): { resources?: string[]; actions?: string[]
   if (actionIds)
     scope.actions = [
       ...new Set(
-        actionIds.flatMap((id): readonly string[] => (id === 'read' ? READ_OPERATIONS : [id])),
+        actionIds.flatMap(members),
       ),
     ].sort();
   const resource = policy.resource;

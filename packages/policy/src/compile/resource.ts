@@ -1,14 +1,19 @@
 import type { EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
-import type { ResourceDescriptor } from '@tollgate/core';
-import type { CompiledPolicy, PolicyProblem } from '../bundle/types.js';
-import { READ_OPERATIONS, isResourceName } from '../model/actions.js';
+import { OPERATION_CLASSES, isOperationName } from '@tollgate/core';
+import type { OperationSpec, ResourceDescriptor } from '@tollgate/core';
+import type { BundleOperation, CompiledPolicy, PolicyProblem } from '../bundle/types.js';
+import { isResourceName } from '../model/actions.js';
 import { cedarEntity, cedarSet, cedarString } from '../model/cedar-text.js';
 import { FIELD_ACTIONS, fieldEntityId } from '../model/schema.js';
 
-/** A resource descriptor as the registry stores it: one immutable version. */
+/**
+ * A resource descriptor as the registry stores it (one immutable version) with the operations
+ * its kind declares for it (`kind.operations(descriptor)`), which the bundle records.
+ */
 export interface VersionedResource {
   version: number;
   descriptor: ResourceDescriptor;
+  operations: readonly OperationSpec[];
 }
 
 /** Defaults the descriptor schema documents for `access`. */
@@ -20,10 +25,14 @@ export interface CompiledResource {
   policies: CompiledPolicy[];
   roles: string[];
   problems: PolicyProblem[];
+  /** The resource's operations as the bundle records them (absent when it had problems). */
+  operations?: BundleOperation[];
+  /** Redacted fields whose rule exempts roles, by those roles. */
+  redactionExemptions?: Record<string, string[]>;
 }
 
 /**
- * Compiles a resource's `access` block: `allowedRoles` permit the read operations (writes
+ * Compiles a resource's `access` block: `allowedRoles` permit its read operations (writes
  * always need a grant, and `readonly` — true unless set to false — forbids them anyway);
  * `fieldRoles` forbid seeing or filtering a field to everyone outside its roles; `maxLimit`
  * and `readonly` become attributes the built-in guards test. Fields become `Field` entities.
@@ -55,6 +64,7 @@ export function compileResource(entry: VersionedResource, tenant: string): Compi
   }
   if (!Number.isSafeInteger(version) || version < 1)
     problem('', 'version must be a positive whole number');
+  const operations = operationsOf(entry.operations, problem);
   const access = descriptor.spec?.access;
   if (typeof access !== 'object' || access === null) {
     problem('/spec.access', 'is required');
@@ -101,7 +111,10 @@ export function compileResource(entry: VersionedResource, tenant: string): Compi
 
   const source = `Resource/${name}`;
   const policies: CompiledPolicy[] = [];
-  if (allowedRoles.length > 0) {
+  const reads = [
+    ...new Set(operations.filter((op) => op.class === 'read').map((op) => op.action)),
+  ].sort();
+  if (allowedRoles.length > 0 && reads.length > 0) {
     const id = `resource/${name}/access`;
     policies.push({
       id,
@@ -109,11 +122,11 @@ export function compileResource(entry: VersionedResource, tenant: string): Compi
       kind: 'access',
       source,
       resources: [name],
-      actions: [...READ_OPERATIONS],
+      actions: reads,
       cedar: [
         `@id(${cedarString(id)})`,
         '@tollgate_effect("allow")',
-        `permit (principal, action in ${cedarSet(READ_OPERATIONS.map((op) => cedarEntity('Action', op)))}, resource == ${cedarEntity('Resource', name)})`,
+        `permit (principal, action in ${cedarSet(reads.map((op) => cedarEntity('Action', op)))}, resource == ${cedarEntity('Resource', name)})`,
         `when { principal in ${cedarSet(allowedRoles.map((r) => cedarEntity('Role', r)))} };`,
       ].join('\n'),
     });
@@ -143,8 +156,49 @@ export function compileResource(entry: VersionedResource, tenant: string): Compi
       ].join('\n'),
     });
   }
-  const roles = [...new Set([...allowedRoles, ...fieldRoles.flatMap(([, r]) => r)])];
-  return { entities, policies, roles, problems };
+  const redactionExemptions: Record<string, string[]> = {};
+  for (const [field, rule] of Object.entries(access.redact ?? {})) {
+    if (typeof rule === 'object' && rule !== null && field !== '__proto__') {
+      redactionExemptions[field] = [...new Set(rule.exceptRoles)].sort();
+    }
+  }
+  const roles = [
+    ...new Set([
+      ...allowedRoles,
+      ...fieldRoles.flatMap(([, r]) => r),
+      ...Object.values(redactionExemptions).flat(),
+    ]),
+  ];
+  return { entities, policies, roles, problems, operations, redactionExemptions };
+}
+
+/** The declared operations, checked: valid unique names and actions, known classes. */
+function operationsOf(
+  value: readonly OperationSpec[] | undefined,
+  problem: (where: string, message: string) => void,
+): BundleOperation[] {
+  if (!Array.isArray(value)) {
+    problem('/operations', 'must be the list of operations its kind declares');
+    return [];
+  }
+  const seen = new Set<string>();
+  const out: BundleOperation[] = [];
+  value.forEach((op: OperationSpec, i) => {
+    const where = `/operations[${i}]`;
+    if (!isOperationName(op?.name)) return problem(`${where}.name`, 'must be an operation name');
+    if (!isOperationName(op.action)) return problem(`${where}.action`, 'must be an action name');
+    if (!OPERATION_CLASSES.includes(op.class))
+      return problem(`${where}.class`, `must be one of ${OPERATION_CLASSES.join(', ')}`);
+    if (seen.has(op.name)) return problem(`${where}.name`, `"${op.name}" is declared twice`);
+    seen.add(op.name);
+    out.push({
+      name: op.name,
+      action: op.action,
+      class: op.class,
+      ...(op.limited === true ? { limited: true } : {}),
+    });
+  });
+  return out;
 }
 
 function names(

@@ -1,5 +1,4 @@
 import type { Context, EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
-import { ACTION_ENTITIES } from '../model/schema.js';
 import type { CedarEngine } from './engine.js';
 import type { LoadedBundle, PolicySetView } from './loaded-bundle.js';
 import type { DecisionRequest } from './request.js';
@@ -26,7 +25,7 @@ export function tracePolicies(input: TraceInput): {
   determining: { id: string; cedar: string }[];
   errors: string[];
 } {
-  const { engine, request, set, context, entities, decision } = input;
+  const { loaded, engine, request, set, context, entities, decision } = input;
   const errors: string[] = [];
   const policies = set.policies.map((policy): TracedPolicy => {
     const base = {
@@ -44,7 +43,7 @@ export function tracePolicies(input: TraceInput): {
         context,
         entities: [
           ...entities.filter((e) => (e.uid as { type: string }).type !== 'Action'),
-          ...ACTION_ENTITIES,
+          ...loaded.actionEntities,
         ],
         policies: { staticPolicies: { [policy.id]: policy.cedar } },
       });

@@ -1,8 +1,13 @@
 import type { EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
-import type { CompiledPolicy, PolicyBundle } from '../bundle/types.js';
-import { OPERATIONS } from '../model/actions.js';
+import { toolName } from '@tollgate/core';
+import type {
+  BundleAction,
+  BundleOperation,
+  CompiledPolicy,
+  PolicyBundle,
+} from '../bundle/types.js';
 import { ZoneClock } from '../model/clock.js';
-import { FIELD_ACTIONS } from '../model/schema.js';
+import { FIELD_ACTIONS, actionEntities } from '../model/schema.js';
 import type { CedarEngine } from './engine.js';
 
 /** Request inputs a policy set's policies mention; the decider leaves the others out. */
@@ -11,14 +16,14 @@ export interface SetReads {
   clock: boolean;
   limit: boolean;
   user: boolean;
-  /** `Action::"read"`: the request then carries the action's group as an entity. */
+  /** An action group (`Action::"read"`, …): the request then carries the action's groups. */
   actionGroup: boolean;
 }
 
 /**
  * One policy set: exactly the policies that can apply to one resource × action. Preparsed by
- * Cedar on first use (`preparedSet`), not at load: a bundle of 1,000 resources holds 7,000 sets
- * and most are never asked for by one decider.
+ * Cedar on first use (`preparedSet`), not at load: a bundle of 1,000 resources holds thousands
+ * of sets and most are never asked for by one decider.
  */
 export interface PolicySetView {
   id: string;
@@ -36,9 +41,13 @@ export interface ResourceView {
   maxLimit: number;
   version: number;
   fields: FieldView[];
+  /** Its operations, in its kind's order. */
+  operations: BundleOperation[];
+  /** Redacted fields by the roles that see them as stored. */
+  redactionExemptions: Record<string, string[]>;
   /** Every policy that can apply to the resource, whatever the action. */
   policies: CompiledPolicy[];
-  /** By action id (`search` … `write`, `view_field`, `filter_field`). */
+  /** By action id (its operations' actions, `view_field`, `filter_field`). */
   sets: Map<string, PolicySetView>;
 }
 
@@ -63,6 +72,12 @@ export interface LoadedBundle {
   resources: Map<string, ResourceView>;
   policies: Map<string, CompiledPolicy>;
   clock: ZoneClock;
+  /** The bundle's operation actions by id. */
+  actions: Map<string, BundleAction>;
+  /** Every action as an entity with its groups, for evaluation without the schema. */
+  actionEntities: EntityJson[];
+  /** Each resource operation by its tool name (`<resource>_<operation>`). */
+  tools: Map<string, { resource: string; operation: string }>;
 }
 
 type Attrs = Record<string, unknown>;
@@ -114,6 +129,8 @@ export function loadBundle(
         maxLimit: attrs.maxLimit as number,
         version: attrs.version as number,
         fields: [],
+        operations: bundle.operations[uid.id] ?? [],
+        redactionExemptions: bundle.redactionExemptions[uid.id] ?? {},
         policies: [],
         sets: new Map(),
       });
@@ -155,7 +172,10 @@ export function loadBundle(
     resource.policies = [...everywhere, ...(byResource.get(resource.name) ?? [])].sort(
       (a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0),
     );
-    for (const action of [...OPERATIONS, ...FIELD_ACTIONS]) {
+    // Every action of the bundle, not only the resource's own: an operation the resource does
+    // not offer (a write on a read-only one) is then denied by the guard that says why.
+    const actions = new Set([...bundle.actions.map((a) => a.id), ...FIELD_ACTIONS]);
+    for (const action of actions) {
       const policies = resource.policies.filter((p) => !p.actions || p.actions.includes(action));
       resource.sets.set(action, {
         id: `${namespace}/${resource.name}/${action}`,
@@ -171,6 +191,15 @@ export function loadBundle(
     resources,
     policies: new Map(bundle.policies.map((p) => [p.id, p])),
     clock: new ZoneClock(bundle.zones),
+    actions: new Map(bundle.actions.map((a) => [a.id, a])),
+    actionEntities: actionEntities(bundle.actions),
+    tools: new Map(
+      [...resources.values()].flatMap((view) =>
+        view.operations.map(
+          (op) => [toolName(view.name, op.name), { resource: view.name, operation: op.name }] as const,
+        ),
+      ),
+    ),
   };
 }
 
@@ -208,7 +237,7 @@ function readsOf(policies: CompiledPolicy[]): SetReads {
     clock: mentions(/\bclock\b/),
     limit: mentions(/\blimit\b/),
     user: mentions(/\buser\b/),
-    actionGroup: /Action::"read"/.test(text),
+    actionGroup: /Action::"(read|change|destroy)"/.test(text),
   };
 }
 

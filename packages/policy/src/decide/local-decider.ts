@@ -252,12 +252,23 @@ export class LocalDecider {
     if (!agent)
       return denied(`unknown agent: "${request.agent}" is not declared in this tenant`, version);
     const view = loaded.resources.get(request.resource);
-    const set = view?.sets.get(request.action);
-    if (!view || !set)
+    if (!view)
       return denied(
         `unknown resource: "${request.resource}" is not declared in this tenant`,
         version,
       );
+    // The caller names the operation; Cedar is asked about the action its kind declared for it
+    // (an operation the resource does not offer is asked as the bundle action of that name).
+    const cedarAction =
+      view.operations.find((op) => op.name === request.action)?.action ??
+      (loaded.actions.has(request.action) ? request.action : undefined);
+    const set = cedarAction === undefined ? undefined : view.sets.get(cedarAction);
+    if (cedarAction === undefined || !set)
+      return denied(
+        `unknown operation: "${request.resource}" has no operation "${request.action}"`,
+        version,
+      );
+    request.action = cedarAction;
     const unprepared = preparedSet(this.engine, set);
     if (unprepared !== undefined) return unavailable('policy engine failed', version);
     return { loaded, request, agent, resource: view, set };
@@ -270,7 +281,11 @@ export class LocalDecider {
     error?: string;
   } {
     const context = cedarContext(request, loaded.clock, set.reads);
-    const entities = [agent.entity, resource.entity, ...actionEntity(request.action, set.reads)];
+    const entities = [
+      agent.entity,
+      resource.entity,
+      ...actionEntity(request.action, set.reads, loaded),
+    ];
     const version = loaded.bundle.version;
     try {
       const answer = this.engine.statefulIsAuthorized({

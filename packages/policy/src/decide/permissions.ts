@@ -4,8 +4,6 @@ import type {
   PartialAuthorizationCall,
 } from '@cedar-policy/cedar-wasm/nodejs';
 import type { Operation } from '@tollgate/core';
-import { OPERATIONS } from '../model/actions.js';
-import { ACTION_ENTITIES } from '../model/schema.js';
 import type { FieldAction } from '../model/schema.js';
 import type { CedarEngine } from './engine.js';
 import { preparedSet } from './loaded-bundle.js';
@@ -56,14 +54,16 @@ export function computePermissions(
 ): OfferedPermissions {
   const { agent, resource } = subject;
   const principal = agent.entity.uid;
-  const entities: EntityJson[] = [agent.entity, resource.entity, ...ACTION_ENTITIES];
+  const entities: EntityJson[] = [agent.entity, resource.entity, ...loaded.actionEntities];
   const baseContext = callTimeUnknown(subject, loaded);
 
+  const actionOf = new Map(resource.operations.map((op) => [op.name, op.action]));
   const partial = (operation: Operation, limit?: number) => {
-    const set = setFor(resource, operation);
+    const action = actionOf.get(operation) ?? operation;
+    const set = setFor(resource, action);
     const call: PartialAuthorizationCall = {
       principal,
-      action: { type: 'Action', id: operation },
+      action: { type: 'Action', id: action },
       resource: resource.entity.uid,
       context: limit === undefined ? baseContext : { ...baseContext, limit },
       policies: { staticPolicies: Object.fromEntries(set.policies.map((p) => [p.id, p.cedar])) },
@@ -80,7 +80,7 @@ export function computePermissions(
   const operations: Operation[] = [];
   const conditionalOperations: Operation[] = [];
   const approvalOperations: Operation[] = [];
-  for (const operation of OPERATIONS) {
+  for (const { name: operation } of resource.operations) {
     const response = partial(operation);
     if (response.decision === 'deny') continue;
     operations.push(operation);
@@ -90,21 +90,27 @@ export function computePermissions(
       approvalOperations.push(operation);
   }
 
+  // The cap is found on the operation that takes a limit (a table's search), if offered.
   let limitCap = resource.maxLimit;
-  if (operations.includes('search') && partial('search', limitCap).decision === 'deny') {
+  const limited = resource.operations.find((op) => op.limited === true)?.name;
+  if (
+    limited !== undefined &&
+    operations.includes(limited) &&
+    partial(limited, limitCap).decision === 'deny'
+  ) {
     let low = 0;
     let high = limitCap - 1;
     while (low < high) {
       const mid = Math.ceil((low + high) / 2);
-      if (partial('search', mid).decision === 'deny') high = mid - 1;
+      if (partial(limited, mid).decision === 'deny') high = mid - 1;
       else low = mid;
     }
     limitCap = low;
     if (limitCap === 0) {
-      const drop = (list: Operation[]) => list.splice(list.indexOf('search'), 1);
+      const drop = (list: Operation[]) => list.splice(list.indexOf(limited), 1);
       drop(operations);
-      if (conditionalOperations.includes('search')) drop(conditionalOperations);
-      if (approvalOperations.includes('search')) drop(approvalOperations);
+      if (conditionalOperations.includes(limited)) drop(conditionalOperations);
+      if (approvalOperations.includes(limited)) drop(approvalOperations);
       limitCap = resource.maxLimit;
     }
   }
@@ -138,11 +144,18 @@ export function computePermissions(
   const filterableFields = resource.fields
     .filter((f) => f.filterable && fieldAllowed('filter_field', f.entity))
     .map((f) => f.name);
+  const exempt = new Set(
+    Object.entries(resource.redactionExemptions)
+      .filter(([, roles]) => roles.some((role) => agent.roles.includes(role)))
+      .map(([field]) => field),
+  );
+  const unredactedFields = visibleFields.filter((field) => exempt.has(field));
   return {
     operations,
     visibleFields,
     filterableFields,
     limitCap,
+    ...(unredactedFields.length > 0 ? { unredactedFields } : {}),
     conditionalOperations,
     approvalOperations,
   };

@@ -1,6 +1,6 @@
 import type { Context, EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
+import { isOperationName } from '@tollgate/core';
 import type { Operation } from '@tollgate/core';
-import { READ_OPERATIONS, isOperation } from '../model/actions.js';
 import { normalizeSourceIp } from '../model/ip.js';
 import type { ZoneClock } from '../model/clock.js';
 import type {
@@ -69,7 +69,7 @@ export function checkRequest(
 ): DecisionRequest | string {
   const who = checkPrincipal(principal);
   if (typeof who === 'string') return who;
-  if (!isOperation(action)) return `action ${quote(action)} is not an operation`;
+  if (!isOperationName(action)) return `action ${quote(action)} is not an operation`;
   if (typeof resource !== 'string' || resource === '') return 'resource is required';
   const ctx = (context ?? {}) as Record<string, unknown>;
   if (typeof ctx !== 'object' || ctx === null) return 'context must be an object';
@@ -110,12 +110,10 @@ export function cedarContext(request: DecisionRequest, clock: ZoneClock, reads: 
   return context;
 }
 
-/** The request's action as an entity in the `read` group, for sets that test `Action::"read"`. */
-export function actionEntity(action: string, reads: SetReads): EntityJson[] {
+/** The request's action as an entity in its groups, for sets that test a group. */
+export function actionEntity(action: string, reads: SetReads, loaded: LoadedBundle): EntityJson[] {
   if (!reads.actionGroup) return [];
-  const parents = (READ_OPERATIONS as readonly string[]).includes(action)
-    ? [{ type: 'Action', id: 'read' }]
-    : [];
+  const parents = (loaded.actions.get(action)?.groups ?? []).map((id) => ({ type: 'Action', id }));
   return [{ uid: { type: 'Action', id: action }, attrs: {}, parents }];
 }
 

@@ -1,28 +1,33 @@
-import type { Operation } from '@tollgate/core';
-
-/** Every operation a tool can perform, in the order tools and permission sets list them. */
-export const OPERATIONS: readonly Operation[] = ['search', 'get', 'count', 'aggregate', 'write'];
-
-/** Operations that only read; the `read` action group in the Cedar schema. */
-export const READ_OPERATIONS: readonly Operation[] = ['search', 'get', 'count', 'aggregate'];
+import { isOperationName } from '@tollgate/core';
+import type { OperationClass } from '@tollgate/core';
 
 const RESOURCE_NAME = /^[a-z][a-z0-9_]{2,62}$/;
+
+/**
+ * The Cedar action groups, one per operation class: `read` holds operations that change
+ * nothing, `change` every operation that changes data (write and destructive), `destroy` the
+ * destructive ones. Raw Cedar may test them (`action in Action::"read"`).
+ */
+export const ACTION_GROUPS = ['read', 'change', 'destroy'] as const;
+export type ActionGroup = (typeof ACTION_GROUPS)[number];
+
+/** The groups an operation of `cls` belongs to. */
+export function groupsOfClass(cls: OperationClass): ActionGroup[] {
+  if (cls === 'read') return ['read'];
+  return cls === 'destructive' ? ['change', 'destroy'] : ['change'];
+}
 
 /** `<resource>.<operation>` as a grant names it; `*` stands for a whole segment. */
 export interface ActionPattern {
   resource: string | '*';
-  operation: Operation | '*';
-}
-
-export function isOperation(value: unknown): value is Operation {
-  return typeof value === 'string' && (OPERATIONS as readonly string[]).includes(value);
+  operation: string | '*';
 }
 
 export function isResourceName(value: string): boolean {
   return RESOURCE_NAME.test(value);
 }
 
-/** Parses `es_orders.search`, `es_orders.*`, `*.search` or `*.*`; returns an error message otherwise. */
+/** Parses `orders.search`, `orders.*`, `*.search` or `*.*`; returns an error message otherwise. */
 export function parseActionPattern(text: string): ActionPattern | string {
   const dot = text.lastIndexOf('.');
   if (dot < 0) return `"${text}" is not <resource>.<operation>`;
@@ -31,8 +36,8 @@ export function parseActionPattern(text: string): ActionPattern | string {
   if (resource !== '*' && !isResourceName(resource)) {
     return `"${text}": resource must be a resource name or * (a whole segment), found "${resource}"`;
   }
-  if (operation !== '*' && !isOperation(operation)) {
-    return `"${text}": operation must be one of ${OPERATIONS.join(', ')} or *, found "${operation}"`;
+  if (operation !== '*' && !isOperationName(operation)) {
+    return `"${text}": operation must be an operation name ([a-z][a-z0-9_]*, not read, change, destroy, view_field or filter_field) or *, found "${operation}"`;
   }
   return { resource, operation };
 }
@@ -41,28 +46,9 @@ export function formatActionPattern(pattern: ActionPattern): string {
   return `${pattern.resource}.${pattern.operation}`;
 }
 
-export function matchesAction(
-  pattern: ActionPattern,
-  resource: string,
-  operation: Operation,
-): boolean {
+export function matchesAction(pattern: ActionPattern, resource: string, operation: string): boolean {
   return (
     (pattern.resource === '*' || pattern.resource === resource) &&
     (pattern.operation === '*' || pattern.operation === operation)
   );
-}
-
-/** Splits a tool name (`es_orders_search`) or an action (`es_orders.search`) into its parts. */
-export function parseToolName(
-  tool: string,
-): { resource: string; operation: Operation } | undefined {
-  const dotted = parseActionPattern(tool);
-  if (typeof dotted !== 'string' && dotted.resource !== '*' && dotted.operation !== '*') {
-    return { resource: dotted.resource, operation: dotted.operation };
-  }
-  const underscore = tool.lastIndexOf('_');
-  if (underscore < 0) return undefined;
-  const resource = tool.slice(0, underscore);
-  const operation = tool.slice(underscore + 1);
-  return isResourceName(resource) && isOperation(operation) ? { resource, operation } : undefined;
 }

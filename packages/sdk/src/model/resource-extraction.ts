@@ -1,79 +1,19 @@
 /**
- * The scripted model's reading of "I have an ES at http://…, index orders, id is keyword,
- * amount is a number…": a partial Resource descriptor, as a model filling the descriptor's
- * JSON Schema would produce. Rule-based and deliberately modest. Pure.
+ * The scripted model's reading of a sentence that describes a resource: the first registered
+ * kind whose rule-based reading recognises it gives the partial descriptor, as a model filling
+ * the descriptor's JSON Schema would. Deliberately modest. Pure.
  */
 import type { JsonObject } from '@bufbuild/protobuf';
+import type { ResourceKind } from '@tollgate/core';
+import { resourceKinds } from '@tollgate/kinds';
 
-const ENDPOINT = /\bhttps?:\/\/[^\s,;"'<>()]+/i;
-const INDEX =
-  /\bindex(?:\s+is|\s+called|\s+named)?\s*[:=]?\s*[`"']?([a-z0-9*][a-z0-9_.*-]{0,254})/i;
-const NAME = /\b(?:call it|name it|named|resource name is)\s+[`"']?([a-z][a-z0-9_]{2,62})\b/i;
-const CREDENTIAL = /\b((?:env|file|vault):\/\/[^\s,;"'<>()]+)/i;
-const ROLES = /\broles?\s+([a-z][a-z0-9_-]{1,62}(?:\s*(?:,|and)\s*[a-z][a-z0-9_-]{1,62})*)/i;
-const FIELD =
-  /\b([a-z_][a-z0-9_.]*)\s+(?:is|are)\s+(?:an?\s+)?(keyword|text|number|numeric|integer|int|long|double|float|date|datetime|timestamp|boolean|bool|ip)\b/gi;
-const NOT_FIELDS = new Set(['index', 'it', 'this', 'that', 'name', 'endpoint', 'url', 'there']);
-
-const TYPES: Record<string, string> = {
-  keyword: 'keyword',
-  text: 'text',
-  number: 'double',
-  numeric: 'double',
-  double: 'double',
-  float: 'double',
-  integer: 'long',
-  int: 'long',
-  long: 'long',
-  date: 'date',
-  datetime: 'date',
-  timestamp: 'date',
-  boolean: 'boolean',
-  bool: 'boolean',
-  ip: 'ip',
-};
-
-/** Capabilities a field of each type starts with (filter/range/search; always returnable). */
-function capabilities(type: string): JsonObject {
-  switch (type) {
-    case 'keyword':
-    case 'boolean':
-    case 'ip':
-      return { filterable: true, returnable: true };
-    case 'text':
-      return { searchable: true, returnable: true };
-    default:
-      return { range: true, sortable: true, returnable: true };
+export function extractResourceFromText(
+  text: string,
+  kinds: readonly Pick<ResourceKind, 'readFromText'>[] = resourceKinds.list(),
+): JsonObject {
+  for (const kind of kinds) {
+    const read = kind.readFromText?.(text);
+    if (read !== undefined) return read as JsonObject;
   }
-}
-
-export function extractResourceFromText(text: string): JsonObject {
-  const endpoint = ENDPOINT.exec(text)?.[0]?.replace(/[.,;:]+$/, '');
-  const index = INDEX.exec(text)?.[1]?.replace(/[.,;:]+$/, '');
-  const credentialRef = CREDENTIAL.exec(text)?.[1];
-  const fields: JsonObject = {};
-  for (const match of text.matchAll(FIELD)) {
-    const name = match[1]!;
-    const type = TYPES[match[2]!.toLowerCase()];
-    if (type === undefined || NOT_FIELDS.has(name.toLowerCase())) continue;
-    fields[name] = { type, ...capabilities(type) };
-  }
-  const explicitName = NAME.exec(text)?.[1];
-  const name =
-    explicitName ?? (index ? `es_${index.replace(/[^a-z0-9_]/g, '_')}`.slice(0, 63) : undefined);
-  const roles = ROLES.exec(text)?.[1]
-    ?.split(/\s*(?:,|and)\s*/)
-    .filter((r) => r !== '');
-  return {
-    ...(name ? { metadata: { name } } : {}),
-    spec: {
-      type: 'elasticsearch',
-      ...(endpoint
-        ? { connection: { endpoint, ...(credentialRef ? { credentialRef } : {}) } }
-        : {}),
-      ...(index ? { target: { index } } : {}),
-      ...(Object.keys(fields).length > 0 ? { schema: { fields } } : {}),
-      ...(roles && roles.length > 0 ? { access: { allowedRoles: roles } } : {}),
-    },
-  };
+  return {};
 }

@@ -5,6 +5,7 @@
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { DraftStatus } from '@tollgate/contracts/registry/v1';
 import type { Draft } from '@tollgate/contracts/registry/v1';
+import { resourceKinds } from '@tollgate/kinds';
 
 /** A field as the draft holds it: declared and/or discovered in the real system. */
 export interface DraftField {
@@ -66,18 +67,19 @@ export function readDraft(draft: Draft): ResourceDraft {
 }
 
 /**
- * "I understood: Elasticsearch index orders at http://…, as resource es_orders, fields id
+ * "I understood: <kind> orders at http://…, as resource orders, fields id
  * (keyword), amount (double)… Is that correct?" — used when the registry sends no echo.
  */
 export function echoDraft(draft: Omit<ResourceDraft, 'echo'>): string {
   const spec = asObject(draft.descriptor.spec);
-  const index = asObject(spec?.target)?.index;
-  const endpoint = asObject(spec?.connection)?.endpoint;
+  const kind = typeof spec?.type === 'string' ? resourceKinds.find(spec.type) : undefined;
   const roles = asObject(spec?.access)?.allowedRoles;
   const declared = draft.fields.filter((f) => f.declared);
   const extra = draft.fields.filter((f) => !f.declared);
   const parts = [
-    `${String(spec?.type ?? 'a resource')}${index ? ` index ${String(index)}` : ''}${endpoint ? ` at ${String(endpoint)}` : ''}`,
+    kind !== undefined && spec !== undefined
+      ? `${kind.title} ${kind.describeTarget(spec as never)}`
+      : String(spec?.type ?? 'a resource'),
     `as resource ${draft.name || '(no name yet)'}`,
     declared.length > 0 ? `fields ${declared.map(describeField).join(', ')}` : 'no fields declared',
   ];

@@ -1,11 +1,14 @@
 /**
- * The JSON Schema the model fills when it reads a resource out of a conversation: core's
- * published Resource descriptor schema with references inlined and nothing required (a partial
- * descriptor is fine — the registry's draft says what is still missing). `apiVersion` and `kind`
- * are added by the SDK; tenant and environment come from the caller's token. Pure.
+ * The JSON Schema the model fills when it reads a resource out of a conversation: the
+ * published Resource schema of every registered kind (metadata and one `spec` branch per kind,
+ * `spec.type` saying which) with references inlined and nothing required (a partial
+ * descriptor is fine — the registry's draft says what is still missing). `apiVersion` and
+ * `kind` are added by the SDK; tenant and environment come from the caller's token. Pure.
  */
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
-import { descriptorSchema } from '@tollgate/core';
+import { resourceMetadataSchema } from '@tollgate/core';
+import type { ResourceKind } from '@tollgate/core';
+import { resourceKinds } from '@tollgate/kinds';
 
 const MAX_DEPTH = 24;
 
@@ -13,24 +16,36 @@ const MAX_DEPTH = 24;
 export const PROPOSE_RESOURCE_TOOL = 'propose_resource';
 
 export function resourceExtractionSchema(
-  source: JsonObject = descriptorSchema as JsonObject,
+  kinds: readonly Pick<ResourceKind, 'type' | 'title' | 'specSchema'>[] = resourceKinds.list(),
 ): JsonObject {
-  const definitions = source.definitions;
-  if (!isObject(definitions) || !isObject(definitions.ResourceDescriptor)) {
-    throw new Error('the descriptor schema has no definitions.ResourceDescriptor');
-  }
-  const inlined = inline(definitions.ResourceDescriptor, definitions, 0);
-  if (!isObject(inlined)) throw new Error('ResourceDescriptor is not a schema object');
-  const root = partial(inlined) as JsonObject;
-  const properties = { ...(root.properties as JsonObject) };
-  delete properties.apiVersion;
-  delete properties.kind;
-  const metadata = properties.metadata;
-  if (isObject(metadata) && isObject(metadata.properties)) {
-    const { tenant: _tenant, environment: _environment, ...rest } = metadata.properties;
-    properties.metadata = { ...metadata, properties: rest };
-  }
-  return { ...root, properties };
+  const metadata = partial(inlineRoot(resourceMetadataSchema as JsonObject)) as JsonObject;
+  const { tenant: _tenant, environment: _environment, ...rest } = (metadata.properties ??
+    {}) as JsonObject;
+  const specs = kinds.map((kind) => {
+    const spec = partial(inlineRoot(kind.specSchema as JsonObject)) as JsonObject;
+    return { title: kind.title, ...spec };
+  });
+  const [only] = specs;
+  return {
+    type: 'object',
+    properties: {
+      metadata: { ...metadata, properties: rest },
+      spec:
+        specs.length === 1 && only !== undefined
+          ? only
+          : { description: 'spec.type says which kind the resource is.', anyOf: specs },
+    },
+    additionalProperties: false,
+  };
+}
+
+/** A published schema with its `$ref` into its own definitions inlined. */
+function inlineRoot(schema: JsonObject): JsonObject {
+  const definitions = schema.definitions;
+  if (!isObject(definitions)) throw new Error('the schema has no definitions');
+  const inlined = inline(schema, definitions, 0);
+  if (!isObject(inlined)) throw new Error('the schema is not a schema object');
+  return inlined;
 }
 
 function inline(node: JsonValue, definitions: JsonObject, depth: number): JsonValue {

@@ -72,6 +72,7 @@ export function parkedCallOf(input: ParkInput): ParkedCall {
     approvalId: crypto.randomUUID(),
     sessionId: input.sessionId,
     operation: input.operation,
+    operationClass: tool.class,
     bindingHash: bindingOf(call),
     idempotencyKey: input.idempotencyKey,
     policyIds: [...input.decision.policyIds],

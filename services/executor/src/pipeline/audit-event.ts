@@ -16,8 +16,8 @@ import {
   DecisionSchema,
 } from '@tollgate/contracts/policy/v1';
 import type { Approval } from '@tollgate/contracts/policy/v1';
-import { redactValue } from '@tollgate/core';
-import type { Principal, RedactionRule } from '@tollgate/core';
+import { redactValue, redactionMethod } from '@tollgate/core';
+import type { Principal, RedactionMethod } from '@tollgate/core';
 import { EventTypes, envelope } from '@tollgate/kit';
 import type { PolicyDecision } from '@tollgate/policy';
 import type { CallTrail } from '../call-trail.js';
@@ -184,8 +184,12 @@ function effectOf(decision: PolicyDecision | undefined): DecisionEffect {
   }
 }
 
-function redactionOf(trail: CallTrail): Record<string, RedactionRule> {
-  return trail.resource?.descriptor.spec.access.redact ?? {};
+/** The method of every redaction rule, for everyone: audit records never hold a redacted value. */
+function redactionOf(trail: CallTrail): Record<string, RedactionMethod> {
+  const rules = trail.resource?.descriptor.spec.access.redact ?? {};
+  const out: Record<string, RedactionMethod> = {};
+  for (const [field, rule] of Object.entries(rules)) out[field] = redactionMethod(rule);
+  return out;
 }
 
 /**
@@ -195,7 +199,7 @@ function redactionOf(trail: CallTrail): Record<string, RedactionRule> {
  */
 export function auditArguments(
   args: Record<string, unknown>,
-  redact: Record<string, RedactionRule>,
+  redact: Record<string, RedactionMethod>,
 ): JsonObject {
   const bounded = bound(args, 0, redact, undefined, '') as JsonObject;
   const bytes = Buffer.byteLength(JSON.stringify(bounded), 'utf8');
@@ -206,8 +210,8 @@ export function auditArguments(
 function bound(
   value: unknown,
   depth: number,
-  redact: Record<string, RedactionRule>,
-  rule: RedactionRule | undefined,
+  redact: Record<string, RedactionMethod>,
+  rule: RedactionMethod | undefined,
   parentKey: string,
 ): JsonValue {
   if (rule !== undefined) {
@@ -241,7 +245,8 @@ function bound(
     const inner =
       key === 'value' && filterRule !== undefined
         ? filterRule
-        : parentKey === 'document' && depth === 1 && Object.hasOwn(redact, key)
+        : // A written record's field (under `document`, `values`, …): redacted like the field.
+          depth === 1 && parentKey !== 'filters' && Object.hasOwn(redact, key)
           ? redact[key]
           : undefined;
     const item = bound(record[key], depth + 1, redact, inner, key);

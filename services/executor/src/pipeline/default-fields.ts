@@ -8,7 +8,6 @@ import { defaultFieldsFor, withDefaultFields } from '@tollgate/core';
 import type { Operation, Principal, ToolDefinition } from '@tollgate/core';
 import type { MemoryProjection } from '@tollgate/kit';
 
-const PROJECTING: ReadonlySet<Operation> = new Set(['search', 'get']);
 
 /** Validated arguments with the defaulted fields, and which fields were defaulted (none: []). */
 export function applyDefaultFields(
@@ -18,7 +17,13 @@ export function applyDefaultFields(
   tool: ToolDefinition,
   args: Record<string, unknown>,
 ): { args: Record<string, unknown>; defaulted: string[] } {
-  if (!PROJECTING.has(operation) || args['fields'] !== undefined) return { args, defaulted: [] };
+  if (!takesFields(tool) || args['fields'] !== undefined) return { args, defaulted: [] };
   const fields = defaultFieldsFor(tool, memory.preferredFields(principal, tool.name));
   return { args: withDefaultFields(args, fields), defaulted: fields };
+}
+
+/** Tools whose arguments choose the returned fields (`fields`) project; others never default. */
+function takesFields(tool: ToolDefinition): boolean {
+  const properties = tool.inputSchema.properties;
+  return typeof properties === 'object' && properties !== null && 'fields' in properties;
 }

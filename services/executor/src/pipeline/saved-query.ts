@@ -17,6 +17,7 @@ import {
 } from '@tollgate/core';
 import type {
   Operation,
+  OperationSpec,
   PermissionSet,
   Principal,
   PublishedResource,
@@ -35,6 +36,8 @@ export interface FoundSavedQuery {
   query: PublishedSavedQuery;
   /** The base tool's operation: what policy decides and rate limits count. */
   operation: Operation;
+  /** That operation as its kind declares it. */
+  base: OperationSpec;
   use: SavedQueryUse;
 }
 
@@ -42,8 +45,14 @@ export interface FoundSavedQuery {
  * Whether `tool` names a saved query rather than a tool of the resource. A base tool wins, so a
  * resource whose own tools start with `sq_` keeps working.
  */
-export function isSavedQueryCall(resource: PublishedResource, tool: string): boolean {
-  return baseOperation(resource, tool) === undefined && savedQueryNameOf(tool) !== undefined;
+export function isSavedQueryCall(
+  resource: PublishedResource,
+  operations: readonly OperationSpec[],
+  tool: string,
+): boolean {
+  return (
+    baseOperation(resource, operations, tool) === undefined && savedQueryNameOf(tool) !== undefined
+  );
 }
 
 /**
@@ -56,11 +65,13 @@ export function findSavedQuery(
   memory: MemoryProjection,
   principal: Principal,
   resource: PublishedResource,
+  operations: readonly OperationSpec[],
   tool: string,
 ): FoundSavedQuery {
   const name = savedQueryNameOf(tool);
   const query = name === undefined ? undefined : memory.savedQuery(principal, name);
-  const operation = query === undefined ? undefined : baseOperation(resource, query.tool);
+  const operation =
+    query === undefined ? undefined : baseOperation(resource, operations, query.tool);
   if (query === undefined || operation === undefined) {
     throw new TollgateError(
       'UNKNOWN_TOOL',
@@ -74,7 +85,8 @@ export function findSavedQuery(
   }
   return {
     query,
-    operation,
+    operation: operation.name,
+    base: operation,
     use: {
       id: query.id,
       name: query.name,
@@ -121,6 +133,8 @@ export class SavedQueryParameters {
       name: found.use.tool,
       description: query.description,
       operation: found.operation,
+      class: found.base.class,
+      idempotent: found.base.idempotent,
       resource: {
         name: resource.name,
         tenant: resource.tenant,

@@ -1,7 +1,8 @@
 import { TollgateError, toolName } from '@tollgate/core';
 import type {
   CompiledToolSet,
-  Operation,
+  KindRegistry,
+  OperationSpec,
   PermissionSet,
   PublishedResource,
   ToolDefinition,
@@ -9,14 +10,32 @@ import type {
   ToolValidatorCache,
 } from '@tollgate/core';
 
-const OPERATIONS: readonly Operation[] = ['search', 'get', 'count', 'aggregate', 'write'];
+/** Operations by resource version object: a version's operations never change. */
+const operationCache = new WeakMap<PublishedResource, readonly OperationSpec[]>();
+
+/** The operations the resource's kind declares for this version, in tool order. */
+export function resourceOperations(
+  kinds: Pick<KindRegistry, 'get'>,
+  resource: PublishedResource,
+): readonly OperationSpec[] {
+  let operations = operationCache.get(resource);
+  if (operations === undefined) {
+    operations = kinds.get(resource.descriptor.spec.type).operations(resource.descriptor);
+    operationCache.set(resource, operations);
+  }
+  return operations;
+}
 
 /**
  * The operation a tool name stands for on the resource the subject names: the name must be
  * exactly the synthesizer's `<resource>_<operation>` for that resource.
  */
-export function operationOf(resource: PublishedResource, tool: string): Operation {
-  const operation = baseOperation(resource, tool);
+export function operationOf(
+  resource: PublishedResource,
+  operations: readonly OperationSpec[],
+  tool: string,
+): OperationSpec {
+  const operation = baseOperation(resource, operations, tool);
   if (operation === undefined) {
     throw new TollgateError(
       'UNKNOWN_TOOL',
@@ -37,8 +56,12 @@ export function operationOf(resource: PublishedResource, tool: string): Operatio
 }
 
 /** The operation of `tool` when it is one of the resource's own tools (`<resource>_<operation>`). */
-export function baseOperation(resource: PublishedResource, tool: string): Operation | undefined {
-  return OPERATIONS.find((op) => toolName(resource.name, op) === tool);
+export function baseOperation(
+  resource: PublishedResource,
+  operations: readonly OperationSpec[],
+  tool: string,
+): OperationSpec | undefined {
+  return operations.find((op) => toolName(resource.name, op.name) === tool);
 }
 
 /** Tool sets by cache, permission set object and resource version object. */

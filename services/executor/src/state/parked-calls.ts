@@ -1,4 +1,4 @@
-import type { Operation } from '@tollgate/core';
+import type { Operation, OperationClass } from '@tollgate/core';
 import type { KV } from '@tollgate/kit';
 import type { SavedQueryUse } from '../call-trail.js';
 
@@ -17,6 +17,8 @@ export interface ParkedCall {
   resource: { name: string; version: number; kind: string };
   tool: { name: string; version: string };
   operation: Operation;
+  /** What the operation does to data (a parked record without one is treated as a write). */
+  operationClass?: OperationClass;
   /** Validated arguments, exactly as the binding hash covers them. */
   args: Record<string, unknown>;
   /** `approvalBindingHash` of principal, resource version, tool and arguments. */
@@ -43,7 +45,7 @@ export interface ResumeClaim {
   recorded?: boolean;
 }
 
-const OPERATIONS = ['search', 'get', 'count', 'aggregate', 'write'];
+import { OPERATION_CLASSES, isOperationName } from '@tollgate/core';
 
 /**
  * Parked calls in `tollgate_parked_calls` (key `<call id>`, TTL = approval expiry + margin),
@@ -135,7 +137,9 @@ export function readParked(bytes: Uint8Array): ParkedCall | undefined {
   if (typeof r?.name !== 'string' || !Number.isSafeInteger(r.version) || typeof r.kind !== 'string')
     return undefined;
   if (typeof v.tool?.name !== 'string' || typeof v.tool.version !== 'string') return undefined;
-  if (!OPERATIONS.includes(v.operation as string)) return undefined;
+  if (!isOperationName(v.operation)) return undefined;
+  if (v.operationClass !== undefined && !OPERATION_CLASSES.includes(v.operationClass))
+    return undefined;
   if (typeof v.args !== 'object' || v.args === null || Array.isArray(v.args)) return undefined;
   if (!Array.isArray(v.policyIds)) return undefined;
   for (const n of [v.requestedAt, v.expiresAt, v.budgetMs])

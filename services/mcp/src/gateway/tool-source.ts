@@ -33,6 +33,8 @@ export interface GatewayTool {
   version: string;
   /** The operation name (`search`, `write`, …). */
   operation: string;
+  /** What the operation does to data, as its kind declared it (absent from older synthesizers). */
+  operationClass?: 'read' | 'write' | 'destructive';
   resource: string;
   inputSchema: JsonObject;
   callSubject: string;
@@ -165,6 +167,7 @@ function gatewayTool(tool: ToolDefinition): GatewayTool {
     resource: tool.resource,
     inputSchema: tool.inputSchema ?? {},
     callSubject: tool.callSubject,
+    ...(isOperationClass(tool.operationClass) ? { operationClass: tool.operationClass } : {}),
   };
 }
 
@@ -218,4 +221,8 @@ function errorFromHeader(value: string): TollgateError {
     ? (parsed.details as Array<{ path: string; message: string }>).slice(0, 100)
     : [];
   return new TollgateError(code, message, { details });
+}
+
+function isOperationClass(value: string): value is 'read' | 'write' | 'destructive' {
+  return value === 'read' || value === 'write' || value === 'destructive';
 }

@@ -15,11 +15,14 @@ const READS = new Set(['search', 'get', 'count', 'aggregate']);
 const WRITES = new Set(['write']);
 
 /**
- * The class of an operation. Until tool definitions carry their class this reads the
- * operation name; an operation it does not know is taken as destructive (the hint that asks
- * clients for the most care).
+ * The class of an operation: the one its kind declared, carried on the tool. A tool from a
+ * synthesizer that does not send it is read by its operation name; an operation name it does
+ * not know is taken as destructive (the hint that asks clients for the most care).
  */
-export function operationClass(tool: Pick<GatewayTool, 'operation'>): OperationClass {
+export function operationClass(
+  tool: Pick<GatewayTool, 'operation'> & Partial<Pick<GatewayTool, 'operationClass'>>,
+): OperationClass {
+  if (tool.operationClass !== undefined) return tool.operationClass;
   if (READS.has(tool.operation)) return 'read';
   if (WRITES.has(tool.operation)) return 'write';
   return 'destructive';
@@ -30,7 +33,9 @@ export function operationClass(tool: Pick<GatewayTool, 'operation'>): OperationC
  * (the gateway derives one from the session, tool and arguments when the client gives none),
  * so repeating the same call has no further effect. Tollgate's resources are closed worlds.
  */
-export function annotationsFor(tool: Pick<GatewayTool, 'operation'>): ToolAnnotations {
+export function annotationsFor(
+  tool: Pick<GatewayTool, 'operation'> & Partial<Pick<GatewayTool, 'operationClass'>>,
+): ToolAnnotations {
   switch (operationClass(tool)) {
     case 'read':
       return {

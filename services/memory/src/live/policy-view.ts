@@ -11,7 +11,7 @@ import type { Principal } from '@tollgate/core';
 import { toolName } from '@tollgate/core';
 import { watchBucket } from '@tollgate/kit';
 import type { BucketWatch, KV, Logger } from '@tollgate/kit';
-import { LocalDecider, OPERATIONS, parseBundle } from '@tollgate/policy';
+import { LocalDecider, parseBundle } from '@tollgate/policy';
 import type { PolicyBundle } from '@tollgate/policy';
 
 /** What a principal may do on one resource, per its tenant's bundle. */
@@ -131,7 +131,7 @@ function entitiesOf(bundle: PolicyBundle): Pick<Tenant, 'roles' | 'tools'> {
     const uid = entity.uid as { type?: unknown; id?: unknown };
     if (typeof uid.id !== 'string') continue;
     if (uid.type === 'Resource') {
-      for (const operation of OPERATIONS)
+      for (const { name: operation } of bundle.operations[uid.id] ?? [])
         tools.set(toolName(uid.id, operation), { resource: uid.id, operation });
     }
     if (uid.type !== 'Agent') continue;

@@ -7,9 +7,9 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import type { Principal as WirePrincipal } from '@tollgate/contracts/common/v1';
+import { isOperationName } from '@tollgate/core';
 import type { Operation, Principal } from '@tollgate/core';
 import { RequestProblems, requestChecker, shown } from '@tollgate/kit';
-import { OPERATIONS } from '@tollgate/policy';
 import type { CallContext } from '@tollgate/policy';
 
 const DECLARATION_NAME = /^[a-z][a-z0-9_-]{2,62}$/;
@@ -41,9 +41,13 @@ export class PolicyRequestProblems extends RequestProblems {
   }
 
   operation(path: string, value: string): Operation {
-    if (!(OPERATIONS as readonly string[]).includes(value))
-      this.add(path, `one of ${OPERATIONS.join(', ')}`, value === '' ? 'nothing' : shown(value));
-    return value as Operation;
+    if (!isOperationName(value))
+      this.add(
+        path,
+        'an operation name such as search ([a-z][a-z0-9_]*)',
+        value === '' ? 'nothing' : shown(value),
+      );
+    return value;
   }
 
   approvalId(path: string, value: string): string {

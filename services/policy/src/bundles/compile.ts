@@ -1,6 +1,7 @@
 import type { AgentDescriptor, PolicyDescriptor, PublishedResource } from '@tollgate/core';
 import { bundleHash, compileBundle } from '@tollgate/policy';
 import type { PolicyBundle, PolicyProblem, VersionedResource } from '@tollgate/policy';
+import { resourceKinds } from '@tollgate/kinds';
 
 /** Everything one tenant's bundle is made of, as the service holds it. */
 export interface TenantInputs {
@@ -47,7 +48,16 @@ export function compileTenant(inputs: TenantInputs): TenantCompilation {
       continue;
     }
     const [only] = versions as [PublishedResource];
-    resources.push({ version: only.version, descriptor: only.descriptor });
+    const kind = resourceKinds.find(only.descriptor.spec.type);
+    if (kind === undefined) {
+      excluded.push({ name, reason: `its kind "${only.descriptor.spec.type}" is not registered here` });
+      continue;
+    }
+    resources.push({
+      version: only.version,
+      descriptor: only.descriptor,
+      operations: kind.operations(only.descriptor),
+    });
   }
   const compile = () =>
     compileBundle({

@@ -1,4 +1,5 @@
-import { TollgateError, descriptorInvalid, validateDescriptor } from '@tollgate/core';
+import { TollgateError, descriptorInvalid } from '@tollgate/core';
+import { validate } from '@tollgate/kinds';
 import type { AgentDescriptor, PolicyDescriptor, PublishedResource } from '@tollgate/core';
 import { cedarOfPolicy } from '../bundles/compile.js';
 import type { Hashed, TenantCompiler } from '../bundles/compile.js';
@@ -16,7 +17,7 @@ export function validDescriptor<K extends DeclarationKind>(
   input: unknown,
   kind: K,
 ): K extends 'Agent' ? AgentDescriptor : PolicyDescriptor {
-  const result = validateDescriptor(input);
+  const result = validate(input);
   if (!result.ok) throw descriptorInvalid(result.problems);
   const found = result.descriptor.kind;
   if (found !== kind) {

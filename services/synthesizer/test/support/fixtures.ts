@@ -10,6 +10,7 @@ import type {
   ResourceDescriptor,
 } from '@tollgate/core';
 import { descriptorHash } from '@tollgate/core';
+import { resourceKinds } from '@tollgate/kinds';
 import { compileBundle } from '@tollgate/policy';
 import type { BundleInputs, PolicyBundle } from '@tollgate/policy';
 
@@ -89,8 +90,18 @@ export function published(descriptor: ResourceDescriptor, version: number): Publ
 }
 
 /** A compiled bundle; throws listing the problems when it does not compile. */
-export function bundle(inputs: BundleInputs): PolicyBundle {
-  const compiled = compileBundle(inputs);
+export function bundle(
+  inputs: Omit<BundleInputs, 'resources'> & {
+    resources: Array<Omit<BundleInputs['resources'][number], 'operations'>>;
+  },
+): PolicyBundle {
+  const compiled = compileBundle({
+    ...inputs,
+    resources: inputs.resources.map((r) => ({
+      ...r,
+      operations: resourceKinds.get(r.descriptor.spec.type).operations(r.descriptor),
+    })),
+  });
   if (!compiled.ok)
     throw new Error(`bundle does not compile: ${JSON.stringify(compiled.problems)}`);
   return compiled.bundle;

@@ -1,6 +1,8 @@
-import { isNumericType } from '@tollgate/core';
+import { redactionFor } from '@tollgate/core';
 import type { AggregationKind, CompileContext, CompiledRequest, FieldType } from '@tollgate/core';
 
+import { isNumericType } from '../kind/model.js';
+import { esSpec } from '../kind/spec.js';
 import type { EsAggregation, EsSearchRequest } from '../native.js';
 import { boolQuery, compileFilters, declaredField } from './filters.js';
 import { TRACK_TOTAL_HITS } from './read.js';
@@ -34,12 +36,14 @@ function acceptsType(kind: AggregationKind, type: FieldType): boolean {
  * aggregation reveals values), not subject to redaction, and of a type the kind accepts.
  */
 export function aggregatableFields(ctx: CompileContext, kind: AggregationKind): string[] {
-  const redact = ctx.descriptor.spec.access.redact ?? {};
+  const { access } = ctx.descriptor.spec;
   return [...new Set(ctx.permissions.visibleFields)]
     .filter((name) => {
       const spec = declaredField(ctx, name);
       return (
-        spec?.aggregatable === true && !Object.hasOwn(redact, name) && acceptsType(kind, spec.type)
+        spec?.aggregatable === true &&
+        redactionFor(access, name, ctx.permissions) === undefined &&
+        acceptsType(kind, spec.type)
       );
     })
     .sort();
@@ -69,7 +73,7 @@ export function compileAggregate(
   }
   violations.throwIfAny('aggregate');
 
-  const index = ctx.descriptor.spec.target.index;
+  const index = esSpec(ctx.descriptor).target.index;
   const body = {
     query: boolQuery(ctx, filters),
     _source: false as const,

@@ -1,14 +1,14 @@
-import { TollgateError } from '@tollgate/core';
-import type { CompileContext, CompiledRequest, Operation } from '@tollgate/core';
+import { TollgateError, findOperation } from '@tollgate/core';
+import type { CompileContext, CompiledRequest } from '@tollgate/core';
 
+import { elasticsearchKind } from '../kind/kind.js';
 import type { EsRequest } from '../native.js';
 import { compileAggregate } from './aggregate.js';
 import { compileCount, compileGet, compileSearch } from './read.js';
 import { compileWrite } from './write.js';
 
-const COMPILERS: Record<
-  Operation,
-  (args: unknown, ctx: CompileContext) => CompiledRequest<EsRequest>
+const COMPILERS: Readonly<
+  Record<string, (args: unknown, ctx: CompileContext) => CompiledRequest<EsRequest>>
 > = {
   search: compileSearch,
   get: compileGet,
@@ -17,26 +17,21 @@ const COMPILERS: Record<
   write: compileWrite,
 };
 
-/** Operations an Elasticsearch resource offers: reads always, `write` when not read-only. */
-export function elasticsearchOperations(readonly: boolean | undefined): Operation[] {
-  const reads: Operation[] = ['search', 'get', 'count', 'aggregate'];
-  return readonly === false ? [...reads, 'write'] : reads;
-}
-
 /**
  * Compiles one call. The operation must be offered by the resource and granted to the
  * principal; the arguments are then re-checked field by field (see each compiler).
  */
 export function compileRequest(
-  operation: Operation,
+  operation: string,
   args: unknown,
   ctx: CompileContext,
 ): CompiledRequest<EsRequest> {
   const name = ctx.descriptor.metadata.name;
-  if (!Object.hasOwn(COMPILERS, operation)) {
+  const compiler = Object.hasOwn(COMPILERS, operation) ? COMPILERS[operation] : undefined;
+  if (compiler === undefined) {
     throw new TollgateError('UNKNOWN_TOOL', `${name} has no operation "${String(operation)}".`);
   }
-  if (!elasticsearchOperations(ctx.descriptor.spec.access.readonly).includes(operation)) {
+  if (findOperation(elasticsearchKind.operations(ctx.descriptor), operation) === undefined) {
     throw new TollgateError(
       'POLICY_DENIED',
       `${name} is read-only; ${operation} is not available.`,
@@ -48,5 +43,5 @@ export function compileRequest(
       `${operation} on ${name} is not permitted for this principal.`,
     );
   }
-  return COMPILERS[operation](args, ctx);
+  return compiler(args, ctx);
 }

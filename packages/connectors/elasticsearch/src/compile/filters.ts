@@ -1,6 +1,7 @@
-import { TollgateError, filterOpsFor, isOrderedType } from '@tollgate/core';
+import { DEFAULT_LIMITS, TollgateError, filterOpsOf, traitsOrOpaque } from '@tollgate/core';
 import type { CompileContext, FieldSpec, FilterOp } from '@tollgate/core';
 
+import { elasticsearchModel, isOrderedType } from '../kind/model.js';
 import type { EsBoolQuery, EsClause, EsRange } from '../native.js';
 import { checkScalar } from './values.js';
 import type { Scalar } from './values.js';
@@ -74,7 +75,12 @@ export function compileFilters(
       return;
     }
     const op = own(entry, 'op');
-    const allowed = filterOpsFor(spec);
+    const allowed = filterOpsOf(
+      spec,
+      traitsOrOpaque(elasticsearchModel, spec),
+      elasticsearchModel.dialect,
+      DEFAULT_LIMITS,
+    );
     if (
       typeof op !== 'string' ||
       !FILTER_OPS.includes(op as FilterOp) ||

@@ -1,3 +1,4 @@
+import { redactionFor } from '@tollgate/core';
 import type { CompileContext, FieldSpec, FieldType } from '@tollgate/core';
 
 import { declaredField } from './filters.js';
@@ -19,10 +20,10 @@ const UNSORTABLE: ReadonlySet<FieldType> = new Set(['text', 'object', 'nested', 
  * not redacted with `drop`. Sorted.
  */
 export function visibleFields(ctx: CompileContext): string[] {
-  const redact = ctx.descriptor.spec.access.redact ?? {};
+  const { access } = ctx.descriptor.spec;
   return [...new Set(ctx.permissions.visibleFields)]
     .filter((name) => declaredField(ctx, name)?.returnable === true)
-    .filter((name) => !(Object.hasOwn(redact, name) && redact[name] === 'drop'))
+    .filter((name) => redactionFor(access, name, ctx.permissions) !== 'drop')
     .sort();
 }
 

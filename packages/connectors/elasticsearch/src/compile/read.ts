@@ -6,6 +6,7 @@ import { boolQuery, compileFilters } from './filters.js';
 import { compileFields, compileLimit, compileSort } from './projection.js';
 import { compiledRequest } from './request.js';
 import { checkKeys, own, Violations } from './violations.js';
+import { esSpec } from '../kind/spec.js';
 
 /** Totals are counted exactly up to this many matches, then reported as a lower bound. */
 export const TRACK_TOTAL_HITS = 10_000;
@@ -32,7 +33,7 @@ export function compileSearch(
   }
   violations.throwIfAny('search');
 
-  const index = ctx.descriptor.spec.target.index;
+  const index = esSpec(ctx.descriptor).target.index;
   const query = boolQuery(ctx, filters);
   const seal = sealQuery(
     { resource: ctx.descriptor.metadata.name, index, query, sort, fields },
@@ -70,7 +71,7 @@ export function compileGet(args: unknown, ctx: CompileContext): CompiledRequest<
   const fields = compileFields(own(input, 'fields'), ctx, violations);
   violations.throwIfAny('get');
 
-  const index = ctx.descriptor.spec.target.index;
+  const index = esSpec(ctx.descriptor).target.index;
   const query = boolQuery(ctx, { filter: [], must: [] }, [{ ids: { values: [id] } }]);
   const body: EsSearchBody = {
     query,
@@ -87,7 +88,7 @@ export function compileCount(args: unknown, ctx: CompileContext): CompiledReques
   if (!checkKeys(args, ['filters'], '', violations)) violations.throwIfAny('count');
   const filters = compileFilters(own(args as Record<string, unknown>, 'filters'), ctx, violations);
   violations.throwIfAny('count');
-  const index = ctx.descriptor.spec.target.index;
+  const index = esSpec(ctx.descriptor).target.index;
   return compiledRequest(ctx, 'count', [], {
     api: 'count',
     index,

@@ -1,4 +1,4 @@
-import type { CompileContext, CompiledRequest, Operation, PageInfo } from '@tollgate/core';
+import type { CompileContext, CompiledRequest, PageInfo } from '@tollgate/core';
 
 import type { EsRequest } from '../native.js';
 
@@ -8,7 +8,7 @@ export const DEFAULT_TIMEOUT_MS = 5000;
 /** Wraps a native request with what execute and shape need. */
 export function compiledRequest<N extends EsRequest>(
   ctx: CompileContext,
-  operation: Operation,
+  operation: string,
   fields: string[],
   native: N,
   page?: PageInfo,
@@ -18,6 +18,8 @@ export function compiledRequest<N extends EsRequest>(
     operation,
     resource: ctx.descriptor.metadata.name,
     timeoutMs: ctx.descriptor.spec.connection.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    // Writes are sent exactly once, even the idempotent upsert: a retry after an ambiguous
+    // failure would be a second write the audit trail does not show.
     idempotent: operation !== 'write',
     fields,
     ...(page === undefined ? {} : { page }),

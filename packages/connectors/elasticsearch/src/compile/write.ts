@@ -7,6 +7,7 @@ import { compileId } from './read.js';
 import { compiledRequest } from './request.js';
 import { checkScalar, MAX_FILTER_STRING } from './values.js';
 import { checkKeys, isPlainObject, oneOf, own, Violations } from './violations.js';
+import { esSpec } from '../kind/spec.js';
 
 export const MAX_DOCUMENT_FIELDS = 100;
 export const MAX_TEXT_LENGTH = 8192;
@@ -84,7 +85,7 @@ export function compileWrite(args: unknown, ctx: CompileContext): CompiledReques
   if (pinned !== undefined) setPath(document, pinned.field, pinned.value);
   violations.throwIfAny('write');
 
-  const index = ctx.descriptor.spec.target.index;
+  const index = esSpec(ctx.descriptor).target.index;
   return compiledRequest(ctx, 'write', [], {
     api: 'write',
     index,

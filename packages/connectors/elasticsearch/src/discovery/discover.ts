@@ -1,15 +1,11 @@
-import type {
-  CredentialResolver,
-  DiscoveredSchema,
-  DiscoverOptions,
-  ResourceSpec,
-} from '@tollgate/core';
+import type { CredentialResolver, DiscoveredSchema, DiscoverOptions, ResourceSpec } from '@tollgate/core';
 import { TollgateError } from '@tollgate/core';
 
 import { clientFor } from '../client.js';
 import { withAttempts } from '../execute/attempts.js';
 import { resolveCredential } from '../execute/credential.js';
 import { DEFAULT_TIMEOUT_MS } from '../compile/request.js';
+import type { ElasticsearchSpec } from '../kind/spec.js';
 import { readMappings } from './mapping.js';
 
 const TARGET = /^[a-z0-9*][a-z0-9_.*,-]{0,254}$/;
@@ -19,20 +15,20 @@ const TARGET = /^[a-z0-9*][a-z0-9_.*,-]{0,254}$/;
  * their concrete indices; a target matching nothing is `NOT_FOUND`.
  */
 export async function discoverSchema(
-  connection: ResourceSpec['connection'],
-  target: ResourceSpec['target'],
+  resourceSpec: ResourceSpec,
   credentials: CredentialResolver,
   options: DiscoverOptions = {},
 ): Promise<DiscoveredSchema> {
-  if (!TARGET.test(target.index)) {
+  const { connection, target } = resourceSpec as unknown as ElasticsearchSpec;
+  if (typeof target?.index !== 'string' || !TARGET.test(target.index)) {
     throw new TollgateError(
       'DESCRIPTOR_INVALID',
-      `Target index "${target.index.slice(0, 80)}" is not a valid index, alias or pattern.`,
+      `Target index "${String(target?.index).slice(0, 80)}" is not a valid index, alias or pattern.`,
     );
   }
   const label = `target "${target.index}"`;
   const credential = await resolveCredential(connection.credentialRef, credentials, label);
-  const client = clientFor(connection.endpoint, credential);
+  const client = await clientFor(connection.endpoint, credential);
   const { value } = await withAttempts(
     {
       resource: label,

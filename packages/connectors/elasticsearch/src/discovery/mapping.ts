@@ -1,17 +1,23 @@
 import { TollgateError } from '@tollgate/core';
-import type {
-  DiscoveredField,
-  DiscoveredIndex,
-  DiscoveredSchema,
-  DiscoveryWarning,
-  FieldConflict,
-  FieldType,
-} from '@tollgate/core';
+import type { DiscoveredSchema, DiscoveryWarning } from '@tollgate/core';
+
+import type { ElasticsearchFieldType } from '../kind/spec.js';
+import { toDiscoveredField } from './capabilities.js';
+import type { MappedField } from './capabilities.js';
+
+/** One concrete index behind the target and the settings that affect what we can expose. */
+export interface MappedIndex {
+  name: string;
+  /** Mapping `dynamic` setting: `true` (default), `false`, `strict` or `runtime`. */
+  dynamic: 'true' | 'false' | 'strict' | 'runtime';
+  /** `_source.enabled`; when false, no document field can be returned. */
+  sourceEnabled: boolean;
+}
 
 /** The date format Elasticsearch uses when a mapping sets none. */
 export const DEFAULT_DATE_FORMAT = 'strict_date_optional_time||epoch_millis';
 
-const TYPES: Readonly<Record<string, FieldType>> = {
+const TYPES: Readonly<Record<string, ElasticsearchFieldType>> = {
   keyword: 'keyword',
   constant_keyword: 'keyword',
   wildcard: 'keyword',
@@ -37,17 +43,42 @@ const TYPES: Readonly<Record<string, FieldType>> = {
 
 /** Fields and warnings read from one index's mapping. */
 interface IndexFields {
-  index: DiscoveredIndex;
-  fields: Map<string, DiscoveredField>;
+  index: MappedIndex;
+  fields: Map<string, MappedField>;
   warnings: DiscoveryWarning[];
 }
 
+/** A mapping read across the indices behind a target, in Elasticsearch's own terms. */
+export interface MappedSchema {
+  target: string;
+  indices: MappedIndex[];
+  fields: MappedField[];
+  conflicts: Array<{ path: string; types: Array<{ index: string; type: string }> }>;
+  warnings: DiscoveryWarning[];
+}
+
+/** The mapping as core's kind-neutral discovered schema. */
+export function readMappings(target: string, response: unknown): DiscoveredSchema {
+  const mapped = readMappingFields(target, response);
+  return {
+    target,
+    sources: mapped.indices.map((index) => ({ name: index.name, objectType: 'index' })),
+    fields: mapped.fields.map(toDiscoveredField),
+    conflicts: mapped.conflicts.map(({ path, types }) => ({
+      path,
+      types: types.map(({ index, type }) => ({ source: index, type })),
+    })),
+    warnings: mapped.warnings,
+    sourceNoun: { one: 'index', many: 'indices' },
+  };
+}
+
 /**
- * Turns a `GET <target>/_mapping` answer into a discovered schema: fields flattened to dotted
- * paths (multi-fields as their own paths), merged across indices, with type conflicts and
+ * Turns a `GET <target>/_mapping` answer into the mapped fields: flattened to dotted paths
+ * (multi-fields as their own paths), merged across indices, with type conflicts and
  * unsupported features reported rather than failing. Checks the answer's structure first.
  */
-export function readMappings(target: string, response: unknown): DiscoveredSchema {
+export function readMappingFields(target: string, response: unknown): MappedSchema {
   const root = record(response, 'the mapping response');
   const names = Object.keys(root).sort();
   if (names.length === 0) {
@@ -56,7 +87,7 @@ export function readMappings(target: string, response: unknown): DiscoveredSchem
   const perIndex = names.map((name) =>
     readIndex(name, record(root[name], `the mapping of ${name}`)),
   );
-  const byPath = new Map<string, Array<{ index: string; field: DiscoveredField }>>();
+  const byPath = new Map<string, Array<{ index: string; field: MappedField }>>();
   for (const { index, fields } of perIndex) {
     for (const field of fields.values()) {
       const list = byPath.get(field.path) ?? [];
@@ -64,15 +95,15 @@ export function readMappings(target: string, response: unknown): DiscoveredSchem
       byPath.set(field.path, list);
     }
   }
-  const fields: DiscoveredField[] = [];
-  const conflicts: FieldConflict[] = [];
+  const fields: MappedField[] = [];
+  const conflicts: MappedSchema['conflicts'] = [];
   const warnings = new Map<string, DiscoveryWarning>();
   for (const { warnings: list } of perIndex) {
     for (const warning of list) warnings.set(warningKey(warning), warning);
   }
   for (const path of [...byPath.keys()].sort()) {
     const entries = byPath.get(path) ?? [];
-    const first = entries[0]?.field as DiscoveredField;
+    const first = entries[0]?.field as MappedField;
     if (entries.some(({ field }) => field.type !== first.type)) {
       conflicts.push({
         path,
@@ -109,7 +140,7 @@ function readIndex(name: string, entry: Record<string, unknown>): IndexFields {
   const mappings = record(entry['mappings'] ?? {}, `the mappings of ${name}`);
   const source =
     mappings['_source'] === undefined ? {} : record(mappings['_source'], `_source of ${name}`);
-  const index: DiscoveredIndex = {
+  const index: MappedIndex = {
     name,
     dynamic: dynamicSetting(mappings['dynamic']),
     sourceEnabled: source['enabled'] !== false,
@@ -173,7 +204,7 @@ function readField(
   def: Record<string, unknown>,
   nestedPath: string | undefined,
   out: IndexFields,
-): DiscoveredField | undefined {
+): MappedField | undefined {
   const type = Object.hasOwn(TYPES, nativeType) ? TYPES[nativeType] : undefined;
   if (type === undefined) {
     out.warnings.push({
@@ -191,7 +222,7 @@ function readField(
     });
   }
   const structural = type === 'object' || type === 'nested';
-  const field: DiscoveredField = {
+  const field: MappedField = {
     path,
     type,
     nativeType,
@@ -211,7 +242,7 @@ function warningKey(warning: DiscoveryWarning): string {
   return `${warning.field ?? ''}\n${warning.code}\n${warning.field === undefined ? warning.message : ''}`;
 }
 
-function dynamicSetting(value: unknown): DiscoveredIndex['dynamic'] {
+function dynamicSetting(value: unknown): MappedIndex['dynamic'] {
   const text = value === undefined ? 'true' : String(value);
   if (text === 'true' || text === 'false' || text === 'strict' || text === 'runtime') return text;
   throw new TollgateError(

@@ -5,6 +5,7 @@ import type { EsRequest } from '../native.js';
 import { withAttempts } from './attempts.js';
 import { resolveCredential } from './credential.js';
 import { sendRequest } from './send.js';
+import { esSpec } from '../kind/spec.js';
 
 /**
  * Sends a compiled request: credential resolved just in time, a pooled client per endpoint and
@@ -15,13 +16,13 @@ export async function executeRequest(
   ctx: ExecuteContext,
 ): Promise<UpstreamResponse> {
   const started = Date.now();
-  const { connection } = ctx.descriptor.spec;
+  const { connection } = esSpec(ctx.descriptor);
   const credential = await resolveCredential(
     connection.credentialRef,
     ctx.credentials,
     request.resource,
   );
-  const client = clientFor(connection.endpoint, credential);
+  const client = await clientFor(connection.endpoint, credential);
   const { value, attempts } = await withAttempts(
     {
       resource: request.resource,

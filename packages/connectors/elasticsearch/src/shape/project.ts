@@ -1,5 +1,5 @@
 import { DROPPED, redactValue } from '@tollgate/core';
-import type { RedactionRule } from '@tollgate/core';
+import type { RedactionMethod } from '@tollgate/core';
 
 /**
  * Reduces a stored document to the visible fields, applying redaction rules. Both nested
@@ -10,7 +10,7 @@ import type { RedactionRule } from '@tollgate/core';
 export function projectDocument(
   source: Record<string, unknown>,
   fields: readonly string[],
-  redact: Readonly<Record<string, RedactionRule>>,
+  redact: Readonly<Record<string, RedactionMethod>>,
 ): Record<string, unknown> {
   const visible = new Set(fields);
   const prefixes = new Set<string>();

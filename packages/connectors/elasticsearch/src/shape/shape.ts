@@ -1,5 +1,11 @@
-import { DEFAULT_MAX_BYTES, encodeCursor, fitToBytes, TollgateError } from '@tollgate/core';
-import type { Operation, ShapeContext, ShapedResult, UpstreamResponse } from '@tollgate/core';
+import {
+  DEFAULT_MAX_BYTES,
+  effectiveRedactions,
+  encodeCursor,
+  fitToBytes,
+  TollgateError,
+} from '@tollgate/core';
+import type { ShapeContext, ShapedResult, UpstreamResponse } from '@tollgate/core';
 
 import type { EsRequest, EsSearchRequest } from '../native.js';
 import { checkAggregation, MAX_BUCKETS } from './aggregation.js';
@@ -13,7 +19,7 @@ import type { CheckedHit } from './response.js';
  * redaction applied, row and byte caps enforced, and a cursor when more rows may exist.
  */
 export function shapeResult(
-  operation: Operation,
+  operation: string,
   upstream: UpstreamResponse,
   ctx: ShapeContext,
 ): ShapedResult {
@@ -40,11 +46,13 @@ export function shapeResult(
       }
       return sized({ _id: body['_id'], result: body['result'] }, { returned: 1, truncated: false });
     }
+    default:
+      throw new TollgateError('INTERNAL', `No shaping for operation "${operation}".`);
   }
 }
 
 function toRow(hit: CheckedHit, ctx: ShapeContext): Record<string, unknown> {
-  const redact = ctx.descriptor.spec.access.redact ?? {};
+  const redact = effectiveRedactions(ctx.descriptor.spec.access, ctx.permissions);
   // Compiled fields were checked already; intersecting again costs nothing.
   const visible = new Set(ctx.permissions.visibleFields);
   const fields = ctx.request.fields.filter((field) => visible.has(field));

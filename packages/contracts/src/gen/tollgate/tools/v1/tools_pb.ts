@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file tollgate/tools/v1/tools.proto.
  */
 export const file_tollgate_tools_v1_tools: GenFile = /*@__PURE__*/
-  fileDesc("Ch10b2xsZ2F0ZS90b29scy92MS90b29scy5wcm90bxIRdG9sbGdhdGUudG9vbHMudjEi9AIKDlRvb2xEZWZpbml0aW9uEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDwoHdmVyc2lvbhgDIAEoCRIQCghyZXNvdXJjZRgEIAEoCRIYChByZXNvdXJjZV92ZXJzaW9uGAUgASgNEhEKCW9wZXJhdGlvbhgGIAEoCRItCgxpbnB1dF9zY2hlbWEYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei0KBmZvcm1hdBgIIAEoDjIdLnRvbGxnYXRlLnRvb2xzLnYxLlRvb2xGb3JtYXQSKgoJcmVuZGVyaW5nGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIVCg1yZXNvdXJjZV9raW5kGAogASgJEhQKDGNhbGxfc3ViamVjdBgLIAEoCRI4CgtzYXZlZF9xdWVyeRgMIAEoCzIjLnRvbGxnYXRlLnRvb2xzLnYxLlNhdmVkUXVlcnlPcmlnaW4ifQoQU2F2ZWRRdWVyeU9yaWdpbhIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCHJldmlzaW9uGAMgASgNEhQKDGNvbnRlbnRfaGFzaBgEIAEoCRIRCgliYXNlX3Rvb2wYBSABKAkSFAoMYmFzZV92ZXJzaW9uGAYgASgJKo4BCgpUb29sRm9ybWF0EhsKF1RPT0xfRk9STUFUX1VOU1BFQ0lGSUVEEAASGwoXVE9PTF9GT1JNQVRfSlNPTl9TQ0hFTUEQARIWChJUT09MX0ZPUk1BVF9PUEVOQUkQAhIZChVUT09MX0ZPUk1BVF9BTlRIUk9QSUMQAxITCg9UT09MX0ZPUk1BVF9NQ1AQBGIGcHJvdG8z", [file_google_protobuf_struct]);
+  fileDesc("Ch10b2xsZ2F0ZS90b29scy92MS90b29scy5wcm90bxIRdG9sbGdhdGUudG9vbHMudjEioQMKDlRvb2xEZWZpbml0aW9uEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDwoHdmVyc2lvbhgDIAEoCRIQCghyZXNvdXJjZRgEIAEoCRIYChByZXNvdXJjZV92ZXJzaW9uGAUgASgNEhEKCW9wZXJhdGlvbhgGIAEoCRItCgxpbnB1dF9zY2hlbWEYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei0KBmZvcm1hdBgIIAEoDjIdLnRvbGxnYXRlLnRvb2xzLnYxLlRvb2xGb3JtYXQSKgoJcmVuZGVyaW5nGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIVCg1yZXNvdXJjZV9raW5kGAogASgJEhQKDGNhbGxfc3ViamVjdBgLIAEoCRI4CgtzYXZlZF9xdWVyeRgMIAEoCzIjLnRvbGxnYXRlLnRvb2xzLnYxLlNhdmVkUXVlcnlPcmlnaW4SFwoPb3BlcmF0aW9uX2NsYXNzGA0gASgJEhIKCmlkZW1wb3RlbnQYDiABKAgifQoQU2F2ZWRRdWVyeU9yaWdpbhIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCHJldmlzaW9uGAMgASgNEhQKDGNvbnRlbnRfaGFzaBgEIAEoCRIRCgliYXNlX3Rvb2wYBSABKAkSFAoMYmFzZV92ZXJzaW9uGAYgASgJKo4BCgpUb29sRm9ybWF0EhsKF1RPT0xfRk9STUFUX1VOU1BFQ0lGSUVEEAASGwoXVE9PTF9GT1JNQVRfSlNPTl9TQ0hFTUEQARIWChJUT09MX0ZPUk1BVF9PUEVOQUkQAhIZChVUT09MX0ZPUk1BVF9BTlRIUk9QSUMQAxITCg9UT09MX0ZPUk1BVF9NQ1AQBGIGcHJvdG8z", [file_google_protobuf_struct]);
 
 /**
  * A synthesized tool: a projection of one resource version, one principal's permissions and
@@ -21,7 +21,7 @@ export const file_tollgate_tools_v1_tools: GenFile = /*@__PURE__*/
  */
 export type ToolDefinition = Message<"tollgate.tools.v1.ToolDefinition"> & {
   /**
-   * e.g. `es_orders_search`.
+   * `<resource>_<operation>`, e.g. `orders_search`.
    *
    * @generated from field: string name = 1;
    */
@@ -56,7 +56,7 @@ export type ToolDefinition = Message<"tollgate.tools.v1.ToolDefinition"> & {
   resourceVersion: number;
 
   /**
-   * `search`, `get`, `count`, `aggregate`, `write`, ...
+   * The operation's name, as its kind declares it (`search`, `create_ticket`, ...).
    *
    * @generated from field: string operation = 6;
    */
@@ -84,7 +84,7 @@ export type ToolDefinition = Message<"tollgate.tools.v1.ToolDefinition"> & {
   rendering?: JsonObject | undefined;
 
   /**
-   * The resource kind (e.g. "elasticsearch"); with `resource` it names the call subject.
+   * The resource kind (`spec.type`); with `resource` it names the call subject.
    *
    * @generated from field: string resource_kind = 10;
    */
@@ -105,6 +105,20 @@ export type ToolDefinition = Message<"tollgate.tools.v1.ToolDefinition"> & {
    * @generated from field: tollgate.tools.v1.SavedQueryOrigin saved_query = 12;
    */
   savedQuery?: SavedQueryOrigin | undefined;
+
+  /**
+   * What the operation does to data, as its kind declares it: `read`, `write` or `destructive`.
+   *
+   * @generated from field: string operation_class = 13;
+   */
+  operationClass: string;
+
+  /**
+   * Re-sending cannot do more than sending once (every read; writes their kind says so of).
+   *
+   * @generated from field: bool idempotent = 14;
+   */
+  idempotent: boolean;
 };
 
 /**

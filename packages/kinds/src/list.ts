@@ -1,0 +1,8 @@
+/**
+ * The resource kinds of this build. Adding a kind is adding its connector here — one line —
+ * and nothing else: every service, the CLI and the SDK read this list.
+ */
+import type { Connector } from '@tollgate/core';
+import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
+
+export const resourceConnectors: readonly Connector[] = [elasticsearchConnector];
