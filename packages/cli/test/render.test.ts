@@ -20,7 +20,10 @@ import {
 const plain = createStyle(false);
 const golden = JSON.parse(
   readFileSync(
-    new URL('../../connectors/elasticsearch/test/family/golden/es_orders.json_schema.json', import.meta.url),
+    new URL(
+      '../../connectors/elasticsearch/test/family/golden/es_orders.json_schema.json',
+      import.meta.url,
+    ),
     'utf8',
   ),
 ) as Array<{ name: string; inputSchema: JsonObject }>;

@@ -121,7 +121,10 @@ const VISIBLE = ['amount', 'created_at', 'email', 'id', 'status', 'tenant'];
 export function runConnectorConformance(connector: Connector, env: ConformanceEnv): void {
   let descriptor: ResourceDescriptor;
   const fields = Object.fromEntries(
-    Object.entries(CONFORMANCE_FIXTURE.fields).map(([name, field]) => [name, env.field(name, field)]),
+    Object.entries(CONFORMANCE_FIXTURE.fields).map(([name, field]) => [
+      name,
+      env.field(name, field),
+    ]),
   );
   const names = () => connector.operations(descriptor).map((op) => op.name);
 

@@ -43,7 +43,10 @@ describe('kind registry', () => {
 
   it('registry - an unknown kind is an internal error naming it', () => {
     expect(() => createKindRegistry([sampleKind]).get('other')).toThrow(
-      expect.objectContaining({ code: 'INTERNAL', message: 'No resource kind "other" is registered.' }),
+      expect.objectContaining({
+        code: 'INTERNAL',
+        message: 'No resource kind "other" is registered.',
+      }),
     );
   });
 

@@ -12,7 +12,12 @@ import {
   synthesizeTools,
   validateDescriptor,
 } from '../src/index.js';
-import type { JsonObject, PermissionSet, ResourceDescriptor, VersionedResource } from '../src/index.js';
+import type {
+  JsonObject,
+  PermissionSet,
+  ResourceDescriptor,
+  VersionedResource,
+} from '../src/index.js';
 import { sampleKind, sampleKinds } from './support/sample-kind.js';
 
 function orders(overrides: Partial<ResourceDescriptor['spec']['access']> = {}): VersionedResource {

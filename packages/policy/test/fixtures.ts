@@ -72,9 +72,7 @@ export function resource(
 
 /** The table family's operations of a resource with an upsert: reads, and `write` when writable. */
 export function tableOperationsOf(writable: boolean): OperationSpec[] {
-  return TABLE_OPERATIONS.filter(
-    (op) => op.class === 'read' || (writable && op.name === 'write'),
-  );
+  return TABLE_OPERATIONS.filter((op) => op.class === 'read' || (writable && op.name === 'write'));
 }
 
 /**

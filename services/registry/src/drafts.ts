@@ -56,7 +56,9 @@ export class Drafts {
 
   /** Connects and reads the real schema, merged with the declared one. Stores nothing. */
   async discover(principal: Principal, input: JsonObject): Promise<Proposal> {
-    const candidate = this.#candidate(principal, input, (c) => discoveryPaths(c, this.#d.connectors));
+    const candidate = this.#candidate(principal, input, (c) =>
+      discoveryPaths(c, this.#d.connectors),
+    );
     const target = discoveryTarget(candidate, this.#d.connectors);
     if (target === undefined) throw new Error('a checked candidate has no discovery target');
     const schema = await this.#d.connectors

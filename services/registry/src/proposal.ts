@@ -137,7 +137,8 @@ export function discoveryTarget(
 ): DiscoveryTarget | undefined {
   const kind = kindOf(candidate, kinds);
   if (kind === undefined) return undefined;
-  if (!kind.discoveryPaths.every((path) => valueAt(candidate, path) !== undefined)) return undefined;
+  if (!kind.discoveryPaths.every((path) => valueAt(candidate, path) !== undefined))
+    return undefined;
   return { kind, spec: candidate.spec as unknown as ResourceSpec };
 }
 
@@ -168,7 +169,11 @@ export function composeProposal(
   const blocking: Warning[] = [];
   let fields: FieldReport[] = [];
   if ('schema' in discovery) {
-    const merged = mergeSchema(declared, discovery.schema, (type) => kind?.fieldFamily(type) ?? type);
+    const merged = mergeSchema(
+      declared,
+      discovery.schema,
+      (type) => kind?.fieldFamily(type) ?? type,
+    );
     setFields(descriptor, merged.fields);
     for (const issue of merged.issues) {
       const path =

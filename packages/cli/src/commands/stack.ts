@@ -31,7 +31,10 @@ export function registerStack(program: Command, run: ActionRunner): void {
   program
     .command('down')
     .description('stop the services started by `up`, then the local infrastructure')
-    .option('--keep-infra', 'leave the local infrastructure (NATS, the databases, the upstreams) running')
+    .option(
+      '--keep-infra',
+      'leave the local infrastructure (NATS, the databases, the upstreams) running',
+    )
     .option('--grace <seconds>', 'how long a service may take to stop before it is killed', '15')
     .action(
       run(async (ctx, options: { keepInfra?: boolean; grace: string }) => {

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 
+import type * as ClientLibraryModule from '@elastic/elasticsearch';
 import type { Client, ClientOptions } from '@elastic/elasticsearch';
+
+type ClientLibrary = typeof ClientLibraryModule;
 import { TollgateError } from '@tollgate/core';
 import type { Credential } from '@tollgate/core';
 
@@ -13,7 +16,7 @@ export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 const clients = new Map<string, Client>();
 
 // The client library is loaded on first use: reading the kind (the CLI, the SDK) stays cheap.
-let library: Promise<typeof import('@elastic/elasticsearch')> | undefined;
+let library: Promise<ClientLibrary> | undefined;
 
 /**
  * The pooled client for an endpoint and credential. Clients never retry on their own (the

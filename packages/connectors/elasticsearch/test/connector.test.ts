@@ -14,13 +14,9 @@ describe('elasticsearch connector', () => {
   });
 
   it('connector - operations follow the read-only flag', () => {
-    expect(elasticsearchConnector.operations(ordersDescriptor({ readonly: false })).map((op) => op.name)).toEqual([
-      'search',
-      'get',
-      'count',
-      'aggregate',
-      'write',
-    ]);
+    expect(
+      elasticsearchConnector.operations(ordersDescriptor({ readonly: false })).map((op) => op.name),
+    ).toEqual(['search', 'get', 'count', 'aggregate', 'write']);
     const defaults = ordersDescriptor();
     delete defaults.spec.access.readonly;
     expect(elasticsearchConnector.operations(defaults).map((op) => op.name)).toEqual([

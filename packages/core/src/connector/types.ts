@@ -128,8 +128,10 @@ export interface DiscoverOptions {
  * (connection failures as `UpstreamError`). Importing a connector must stay cheap: drivers are
  * loaded when first used, so the CLI and the SDK can read the kinds list.
  */
-export interface Connector<Native = unknown, Spec extends ResourceSpec = ResourceSpec>
-  extends ResourceKind<Spec> {
+export interface Connector<
+  Native = unknown,
+  Spec extends ResourceSpec = ResourceSpec,
+> extends ResourceKind<Spec> {
   /**
    * Reads the live schema behind the spec's target, resolving the credential just in time.
    * The spec is as declared (it may lack fields, and defaults may not be applied).

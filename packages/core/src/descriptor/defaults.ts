@@ -12,7 +12,10 @@ export const RESOURCE_DEFAULTS = { timeoutMs: 5000, readonly: true, maxLimit: 10
  * kind documents. Agents and policies have no defaults and come back as copies. The descriptor
  * must be valid (its kind registered).
  */
-export function applyDescriptorDefaults<D extends Descriptor>(descriptor: D, kinds: ResourceKinds): D {
+export function applyDescriptorDefaults<D extends Descriptor>(
+  descriptor: D,
+  kinds: ResourceKinds,
+): D {
   const copy = structuredClone(descriptor);
   if (copy.kind === 'Resource') fillResource(copy, kinds);
   return copy;

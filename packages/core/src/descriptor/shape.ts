@@ -22,9 +22,8 @@ export const SCHEMA_BASE_ID = 'https://tollgate.dev/schema/v1/';
 /** The published schemas of Agents, Policies and a Resource's metadata (generated; see scripts/). */
 export const agentSchema = require('../../schema/agent.schema.json') as AnySchemaObject;
 export const policySchema = require('../../schema/policy.schema.json') as AnySchemaObject;
-export const resourceMetadataSchema = require(
-  '../../schema/resource-metadata.schema.json',
-) as AnySchemaObject;
+export const resourceMetadataSchema =
+  require('../../schema/resource-metadata.schema.json') as AnySchemaObject;
 
 /** The `$id` a kind's spec schema is published under. */
 export function kindSpecSchemaId(type: string): string {
@@ -57,7 +56,10 @@ ajv.addSchema(resourceMetadataSchema);
 /** Definitions by schema `$id`, for describing what a `$ref` accepts. */
 const definitionsById = new Map<string, Record<string, AnySchemaObject>>();
 for (const schema of [agentSchema, policySchema, resourceMetadataSchema]) {
-  definitionsById.set(schema.$id as string, (schema.definitions ?? {}) as Record<string, AnySchemaObject>);
+  definitionsById.set(
+    schema.$id as string,
+    (schema.definitions ?? {}) as Record<string, AnySchemaObject>,
+  );
 }
 
 const agentValidator = compileRoot(agentSchema);
@@ -109,7 +111,9 @@ export function checkShape(
   const problems: DescriptorProblem[] = [];
   const errors = validate.errors ?? [];
   // A value no branch of an anyOf accepts is one problem, said by the anyOf, not one per branch.
-  const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  const anyOfPaths = new Set(
+    errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath),
+  );
   for (const error of errors) {
     if (error.propertyName !== undefined) continue; // reported by its `propertyNames` error
     if (error.keyword !== 'anyOf' && coveredByAnyOf(error.instancePath, anyOfPaths)) continue;

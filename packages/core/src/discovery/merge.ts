@@ -95,7 +95,8 @@ function mergeField(
   for (const capability of CAPABILITIES) {
     if (wanted[capability] && !field.supported[capability]) {
       granted[capability] = false;
-      const reason = field.unsupportedReasons?.[capability] ?? `${field.type} fields do not support it`;
+      const reason =
+        field.unsupportedReasons?.[capability] ?? `${field.type} fields do not support it`;
       issues.push({
         severity: 'warning',
         code: 'capability_unsupported',

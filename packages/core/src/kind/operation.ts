@@ -33,7 +33,9 @@ export const RESERVED_OPERATION_NAMES: ReadonlySet<string> = new Set([
 
 /** Whether `name` can name an operation. */
 export function isOperationName(name: unknown): name is string {
-  return typeof name === 'string' && OPERATION_NAME.test(name) && !RESERVED_OPERATION_NAMES.has(name);
+  return (
+    typeof name === 'string' && OPERATION_NAME.test(name) && !RESERVED_OPERATION_NAMES.has(name)
+  );
 }
 
 /** One operation of a resource version, as its kind declares it. */

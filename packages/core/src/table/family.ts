@@ -88,7 +88,9 @@ export interface TableModel {
    * What each capability is for, in the kind's own words, for operators who declare one on a
    * field it does not fit (`filterable is for keyword, numeric, date, boolean and ip fields`).
    */
-  capabilityHints?: Partial<Record<'filterable' | 'sortable' | 'aggregatable' | 'range' | 'searchable', string>>;
+  capabilityHints?: Partial<
+    Record<'filterable' | 'sortable' | 'aggregatable' | 'range' | 'searchable', string>
+  >;
 }
 
 /** The traits of a validated field; a type the kind does not know is opaque. */

@@ -173,7 +173,10 @@ export function admitsRange(traits: FieldTraits): boolean {
  * The schema of the field in a written record (nullable: null leaves it unchanged). Json,
  * structured, array and opaque fields are not writable: no free-form values reach a tool.
  */
-export function documentSchema(traits: FieldTraits, limits: SynthesisLimits): JsonSchema | undefined {
+export function documentSchema(
+  traits: FieldTraits,
+  limits: SynthesisLimits,
+): JsonSchema | undefined {
   const scalar =
     traits.valueClass === 'text'
       ? { type: 'string', maxLength: limits.maxTextLength }
@@ -185,7 +188,8 @@ export function documentSchema(traits: FieldTraits, limits: SynthesisLimits): Js
 export function nullable(schema: JsonSchema): JsonSchema {
   const { type, anyOf, enum: values, ...rest } = schema;
   if (Array.isArray(anyOf)) return { anyOf: [...anyOf, { type: 'null' }], ...rest };
-  if (Array.isArray(values)) return { type: [type as string, 'null'], enum: [...values, null], ...rest };
+  if (Array.isArray(values))
+    return { type: [type as string, 'null'], enum: [...values, null], ...rest };
   return { type: [type as string, 'null'], ...rest };
 }
 

@@ -51,7 +51,10 @@ export const TABLE_OPERATIONS: readonly OperationSpec[] = [
  * declared `readonly: false`. An upsert by id is idempotent; an insert is not (it may add a
  * second record), an update by key is.
  */
-export function tableOperations(descriptor: ResourceDescriptor, model: TableModel): OperationSpec[] {
+export function tableOperations(
+  descriptor: ResourceDescriptor,
+  model: TableModel,
+): OperationSpec[] {
   // Read on possibly broken descriptors too (a bundle reports them): no access block, no writes.
   if (descriptor.spec?.access?.readonly !== false) return [...TABLE_READS];
   const writes =
@@ -89,7 +92,10 @@ const FIELDS_PATH = 'spec.schema.fields';
 /** Which classes a capability fits, and what to say when it does not. */
 const CAPABILITY_RULES: Record<
   string,
-  { fits: (traits: FieldTraits, model: TableModel) => boolean; hint: (traits: FieldTraits) => string }
+  {
+    fits: (traits: FieldTraits, model: TableModel) => boolean;
+    hint: (traits: FieldTraits) => string;
+  }
 > = {
   filterable: {
     fits: (traits) => isScalarClass(traits),
@@ -137,7 +143,9 @@ export function tableFieldRules(descriptor: unknown, model: TableModel): Descrip
           capability === 'filterable' && traits.valueClass === 'text'
             ? rule.hint(traits)
             : (own ?? rule.hint(traits));
-        problems.push(notAllowed(joinPath(joinPath(FIELDS_PATH, name), capability), field.type, hint));
+        problems.push(
+          notAllowed(joinPath(joinPath(FIELDS_PATH, name), capability), field.type, hint),
+        );
       }
     }
   }

@@ -220,7 +220,8 @@ function keyProperty(
   const columns: [string, JsonSchema][] = [];
   for (const column of key.columns) {
     const spec = p.resource.spec.schema.fields[column];
-    const schema = spec === undefined ? undefined : scalarSchema(traitsOrOpaque(p.model, spec), p.limits);
+    const schema =
+      spec === undefined ? undefined : scalarSchema(traitsOrOpaque(p.model, spec), p.limits);
     if (schema === undefined) return undefined;
     columns.push([column, schema]);
   }

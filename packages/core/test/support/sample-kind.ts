@@ -80,7 +80,8 @@ export const sampleKind: ResourceKind = {
     return typeof table === 'string' ? `"${table}"` : '(not given)';
   },
   discoveryPaths: ['spec.connection.url', 'spec.target.table'],
-  fieldFamily: (type) => (type === 'int32' || type === 'int64' || type === 'float' ? 'number' : type),
+  fieldFamily: (type) =>
+    type === 'int32' || type === 'int64' || type === 'float' ? 'number' : type,
   operations: (descriptor) => tableOperations(descriptor, sampleModel),
   offerTools: (request) => offerTableTools(request, sampleModel),
 };

@@ -170,7 +170,8 @@ function operationsShape(value: unknown): Record<string, BundleOperation[]> {
     fail('.operations', 'must be an object');
   const out: Record<string, BundleOperation[]> = {};
   for (const [resource, ops] of Object.entries(value as Record<string, unknown>)) {
-    if (!isResourceName(resource)) fail(`.operations`, `names "${resource.slice(0, 64)}", not a resource`);
+    if (!isResourceName(resource))
+      fail(`.operations`, `names "${resource.slice(0, 64)}", not a resource`);
     out[resource] = list(ops, `.operations.${resource}`, (v, p) => {
       const o = record(v, p, ['name', 'action', 'class'], ['limited']);
       if (!(OPERATION_CLASSES as readonly unknown[]).includes(o.class))

@@ -69,7 +69,10 @@ export function compileBundle(inputs: BundleInputs): BundleCompilation {
     policies.push(...compiled.policies);
     compiled.roles.forEach((r) => roles.add(r));
     if (compiled.operations !== undefined) operations[name] = compiled.operations;
-    if (compiled.redactionExemptions !== undefined && Object.keys(compiled.redactionExemptions).length > 0)
+    if (
+      compiled.redactionExemptions !== undefined &&
+      Object.keys(compiled.redactionExemptions).length > 0
+    )
       redactionExemptions[name] = compiled.redactionExemptions;
   }
 

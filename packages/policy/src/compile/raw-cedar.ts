@@ -181,12 +181,7 @@ function scopeOf(
           ? action.entities.map((e) => uid(e).id)
           : [uid(action.entity).id]
         : undefined;
-  if (actionIds)
-    scope.actions = [
-      ...new Set(
-        actionIds.flatMap(members),
-      ),
-    ].sort();
+  if (actionIds) scope.actions = [...new Set(actionIds.flatMap(members))].sort();
   const resource = policy.resource;
   if ((resource.op === '==' || resource.op === 'in') && 'entity' in resource) {
     const { type, id } = uid(resource.entity);

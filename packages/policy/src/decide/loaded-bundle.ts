@@ -196,7 +196,8 @@ export function loadBundle(
     tools: new Map(
       [...resources.values()].flatMap((view) =>
         view.operations.map(
-          (op) => [toolName(view.name, op.name), { resource: view.name, operation: op.name }] as const,
+          (op) =>
+            [toolName(view.name, op.name), { resource: view.name, operation: op.name }] as const,
         ),
       ),
     ),

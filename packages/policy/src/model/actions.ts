@@ -46,7 +46,11 @@ export function formatActionPattern(pattern: ActionPattern): string {
   return `${pattern.resource}.${pattern.operation}`;
 }
 
-export function matchesAction(pattern: ActionPattern, resource: string, operation: string): boolean {
+export function matchesAction(
+  pattern: ActionPattern,
+  resource: string,
+  operation: string,
+): boolean {
   return (
     (pattern.resource === '*' || pattern.resource === resource) &&
     (pattern.operation === '*' || pattern.operation === operation)

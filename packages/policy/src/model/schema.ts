@@ -52,7 +52,10 @@ function groupsOf(classes: ReadonlySet<OperationClass> | undefined): ActionGroup
 
 const APPLIES_TO = 'appliesTo { principal: [Agent], resource: [Resource], context: CallContext }';
 
-export function cedarSchemaText(zoneKeys: readonly string[], actions: readonly BundleAction[]): string {
+export function cedarSchemaText(
+  zoneKeys: readonly string[],
+  actions: readonly BundleAction[],
+): string {
   const clock = zoneKeys.map((key) => `"${key}": Long`).join(', ');
   // One declaration per distinct group set keeps the schema short for wide tenants.
   const byGroups = new Map<string, string[]>();

@@ -19,8 +19,11 @@ export function resourceExtractionSchema(
   kinds: readonly Pick<ResourceKind, 'type' | 'title' | 'specSchema'>[] = resourceKinds.list(),
 ): JsonObject {
   const metadata = partial(inlineRoot(resourceMetadataSchema as JsonObject)) as JsonObject;
-  const { tenant: _tenant, environment: _environment, ...rest } = (metadata.properties ??
-    {}) as JsonObject;
+  const {
+    tenant: _tenant,
+    environment: _environment,
+    ...rest
+  } = (metadata.properties ?? {}) as JsonObject;
   const specs = kinds.map((kind) => {
     const spec = partial(inlineRoot(kind.specSchema as JsonObject)) as JsonObject;
     return { title: kind.title, ...spec };

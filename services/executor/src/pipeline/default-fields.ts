@@ -8,7 +8,6 @@ import { defaultFieldsFor, withDefaultFields } from '@tollgate/core';
 import type { Operation, Principal, ToolDefinition } from '@tollgate/core';
 import type { MemoryProjection } from '@tollgate/kit';
 
-
 /** Validated arguments with the defaulted fields, and which fields were defaulted (none: []). */
 export function applyDefaultFields(
   memory: MemoryProjection,

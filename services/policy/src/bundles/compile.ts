@@ -50,7 +50,10 @@ export function compileTenant(inputs: TenantInputs): TenantCompilation {
     const [only] = versions as [PublishedResource];
     const kind = resourceKinds.find(only.descriptor.spec.type);
     if (kind === undefined) {
-      excluded.push({ name, reason: `its kind "${only.descriptor.spec.type}" is not registered here` });
+      excluded.push({
+        name,
+        reason: `its kind "${only.descriptor.spec.type}" is not registered here`,
+      });
       continue;
     }
     resources.push({

@@ -98,7 +98,8 @@ export function toDiscoveredField(field: MappedField): DiscoveredField {
   const supported = supportedCapabilities(field);
   const unsupportedReasons: Partial<Record<Capability, string>> = {};
   for (const capability of CAPABILITIES) {
-    if (!supported[capability]) unsupportedReasons[capability] = unsupportedReason(field, capability);
+    if (!supported[capability])
+      unsupportedReasons[capability] = unsupportedReason(field, capability);
   }
   const notes = [
     ...(field.multiFieldOf === undefined ? [] : [`multi-field of ${field.multiFieldOf}`]),

@@ -1,4 +1,9 @@
-import type { CredentialResolver, DiscoveredSchema, DiscoverOptions, ResourceSpec } from '@tollgate/core';
+import type {
+  CredentialResolver,
+  DiscoveredSchema,
+  DiscoverOptions,
+  ResourceSpec,
+} from '@tollgate/core';
 import { TollgateError } from '@tollgate/core';
 
 import { clientFor } from '../client.js';

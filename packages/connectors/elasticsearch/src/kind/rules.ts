@@ -34,10 +34,14 @@ export function elasticsearchRules(descriptor: unknown): DescriptorProblem[] {
     const at = joinPath(FIELDS_PATH, name);
     if (field.format !== undefined && type !== 'date') {
       problems.push(
-        problem(joinPath(at, 'format'), `not allowed on a ${type} field (format is for date fields)`, {
-          expected: 'format is for date fields',
-          found: `a ${type} field`,
-        }),
+        problem(
+          joinPath(at, 'format'),
+          `not allowed on a ${type} field (format is for date fields)`,
+          {
+            expected: 'format is for date fields',
+            found: `a ${type} field`,
+          },
+        ),
       );
     }
     problems.push(...parentProblems(name, at, fields));

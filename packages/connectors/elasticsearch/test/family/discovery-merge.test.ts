@@ -107,8 +107,7 @@ describe('merge schema', () => {
         severity: 'warning',
         code: 'missing_in_source',
         field: 'later',
-        message:
-          'Declared field "later" is not in the index orders (yet); it is kept as declared.',
+        message: 'Declared field "later" is not in the index orders (yet); it is kept as declared.',
       },
     ]);
     expect(result.ok).toBe(true);

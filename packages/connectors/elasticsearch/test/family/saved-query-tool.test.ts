@@ -1,5 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { TollgateError, annotateDefaultFields, checkToolFormat, renderTool, compileToolValidator, defaultFieldsFor, expandSavedQueryCall, parseMemoryItemKey, parsePublishedMemoryItem, savedQueryDetails, savedQueryKey, savedQueryNameOf, savedQueryTool, savedQueryToolName, validateToolArguments, withDefaultFields } from '@tollgate/core';
+import {
+  TollgateError,
+  annotateDefaultFields,
+  checkToolFormat,
+  renderTool,
+  compileToolValidator,
+  defaultFieldsFor,
+  expandSavedQueryCall,
+  parseMemoryItemKey,
+  parsePublishedMemoryItem,
+  savedQueryDetails,
+  savedQueryKey,
+  savedQueryNameOf,
+  savedQueryTool,
+  savedQueryToolName,
+  validateToolArguments,
+  withDefaultFields,
+} from '@tollgate/core';
 import { permissionsFromAccess, synthesizeTools } from './bound.js';
 import type {
   PermissionSet,
