@@ -52,7 +52,11 @@ export function publishedSchemas(): Record<string, JsonSchema> {
   return { 'resource.schema.json': resource, 'descriptor.schema.json': descriptor };
 }
 
+/**
+ * A schema to embed: without `$schema` and `$id`, and a root `$ref` moved into `allOf` (draft-07
+ * ignores a `$ref`'s siblings, so the embedded `$id` would not scope it).
+ */
 function withoutMeta(schema: JsonSchema): JsonSchema {
-  const { $schema: _schema, $id: _id, ...rest } = schema;
-  return rest;
+  const { $schema: _schema, $id: _id, $ref, ...rest } = schema;
+  return typeof $ref === 'string' ? { ...rest, allOf: [{ $ref }] } : rest;
 }
