@@ -42,6 +42,7 @@ import { PolicyDeciders, decideCall, validateCall } from '../../services/executo
 import { startNatsServer } from '../support/nats-server.js';
 import { ordersAgents, ordersPolicy, ordersResource, seedOrders } from '../fixtures/orders.js';
 import { startService } from '../support/process.js';
+import { operationsOf, synthesize, validatorCache } from '@tollgate/kinds';
 
 const ES_URL = process.env['TOLLGATE_ES_URL'] ?? 'http://127.0.0.1:9200';
 const INDEX = 'tollgate_fixture_orders';
@@ -134,7 +135,7 @@ async function sideBySide(
 /** The permission set, tool and compiled request the executor uses for this call. */
 function setting(descriptor: ResourceDescriptor, decider: LocalDecider) {
   const permissions: PermissionSet = decider.permissionSet(principal, 'es_orders');
-  const tool = synthesizeTools({ ...descriptor, version: 1 }, permissions).find(
+  const tool = synthesize({ ...descriptor, version: 1 }, permissions).find(
     (t) => t.name === 'es_orders_search',
   )!;
   const compiled = elasticsearchConnector.compile('search', args, {
@@ -150,7 +151,7 @@ function setting(descriptor: ResourceDescriptor, decider: LocalDecider) {
 function pipelineCost(published: PublishedResource, bundle: PolicyBundle, upstreamBody: unknown) {
   const deciders = new PolicyDeciders(createLogger({ service: 'executor-bench', level: 'silent' }));
   deciders.apply('team-a', new TextEncoder().encode(JSON.stringify(bundle)));
-  const validators = new ToolValidatorCache();
+  const validators = validatorCache();
   const { descriptor } = published;
   const time = (fn: () => void): number => {
     for (let i = 0; i < 200; i++) fn();
@@ -215,7 +216,7 @@ export async function runExecutorBench(): Promise<ExecutorBenchReport> {
       version: 1,
       agents: ordersAgents(),
       policies: [ordersPolicy()],
-      resources: [{ version: 1, descriptor }],
+      resources: [{ version: 1, descriptor, operations: operationsOf(descriptor) }],
     });
     if (!compiledBundle.ok) throw new Error('orders bundle does not compile');
     const kvm = new Kvm(nc);

@@ -23,6 +23,7 @@ import { compileBundle } from '@tollgate/policy';
 import { LocalDecider } from '@tollgate/policy';
 import { mcpTool } from '../../services/mcp/src/index.js';
 import { repoRoot } from '../support/process.js';
+import { applyDefaults, operationsOf, parseResourceDescriptors, synthesize } from '@tollgate/kinds';
 
 /** Token counts of one agent's listing in one layout. */
 export interface ListingTokens {
@@ -39,14 +40,15 @@ async function ordersExample() {
   const dir = join(repoRoot, 'examples', 'orders');
   const docs = [];
   for (const file of (await readdir(dir)).sort()) {
-    for (const doc of parseDescriptors(await readFile(join(dir, file), 'utf8'), file).documents) {
+    for (const doc of parseResourceDescriptors(await readFile(join(dir, file), 'utf8'), file)
+      .documents) {
       if (!doc.result.ok) throw new Error(`${file}: ${JSON.stringify(doc.result.problems)}`);
       docs.push(doc.result.descriptor);
     }
   }
   const of = <K extends string>(kind: K) => docs.filter((d) => d.kind === kind) as never[];
   return {
-    resource: applyDescriptorDefaults(of('Resource')[0]!) as unknown as ResourceDescriptor,
+    resource: applyDefaults(of('Resource')[0]!) as unknown as ResourceDescriptor,
     agents: of('Agent'),
     policies: of('Policy'),
   };
@@ -60,7 +62,7 @@ export async function measureOrdersTokens(): Promise<ListingTokens[]> {
     version: 1,
     agents,
     policies,
-    resources: [{ descriptor: resource, version: 1 }],
+    resources: [{ descriptor: resource, version: 1, operations: operationsOf(resource) }],
   });
   if (!compiled.ok) throw new Error(`orders bundle: ${JSON.stringify(compiled.problems)}`);
   const decider = LocalDecider.fromBundle(compiled.bundle);
@@ -73,7 +75,7 @@ export async function measureOrdersTokens(): Promise<ListingTokens[]> {
       versioned,
     );
     for (const layout of ['per_field', 'grouped'] as const) {
-      const tools = synthesizeTools(versioned, permissions, { filterLayout: layout }).map((t) =>
+      const tools = synthesize(versioned, permissions, { filterLayout: layout }).map((t) =>
         mcpTool(
           {
             name: t.name,

@@ -33,6 +33,7 @@ import { ordersAgents, ordersPolicy, ordersResource, seedOrders } from '../fixtu
 import { startNatsServer } from '../support/nats-server.js';
 import { startService } from '../support/process.js';
 import type { RunningService } from '../support/process.js';
+import { operationsOf } from '@tollgate/kinds';
 
 const SMOKE = process.argv.includes('--smoke');
 const ES_URL = process.env['TOLLGATE_ES_URL'] ?? 'http://127.0.0.1:9200';
@@ -145,7 +146,7 @@ export async function runMcpBench(): Promise<McpBenchReport> {
       version: 1,
       agents: ordersAgents(),
       policies: [ordersPolicy()],
-      resources: [{ version: 1, descriptor }],
+      resources: [{ version: 1, descriptor, operations: operationsOf(descriptor) }],
     });
     if (!bundle.ok) throw new Error('orders bundle does not compile');
     const published: PublishedResource = {

@@ -12,7 +12,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const benches: Array<{ name: string; script: string; needsInfra: boolean }> = [
   {
     name: 'tool synthesis, validation and recall',
-    script: 'packages/core/bench/synthesis.bench.ts',
+    script: 'packages/connectors/elasticsearch/bench/synthesis.bench.ts',
     needsInfra: false,
   },
   {

@@ -37,6 +37,7 @@ import {
 import type { ListToolsInput } from '../../services/synthesizer/src/index.js';
 import { startNatsServer } from '../support/nats-server.js';
 import type { NatsServer } from '../support/nats-server.js';
+import { operationsOf, synthesize } from '@tollgate/kinds';
 
 const env = (name: string, dflt: number): number => Number(process.env[name] ?? dflt);
 const SCOPE = env('BENCH_SYNTHESIZER_SCOPE', 2_000);
@@ -225,9 +226,9 @@ function bench200Fields(): { synthesize: Stats; render: Stats } {
     }
     return stats(samples, 'us');
   };
-  const tools = synthesizeTools(resource, permissions);
+  const tools = synthesize(resource, permissions);
   return {
-    synthesize: measure(300, () => synthesizeTools(resource, permissions)),
+    synthesize: measure(300, () => synthesize(resource, permissions)),
     render: measure(300, () => {
       for (const tool of tools) {
         for (const format of ['json_schema', 'openai', 'anthropic', 'mcp'] as const)
@@ -262,7 +263,7 @@ async function benchHotReload(nats: NatsServer, issuersFile: string): Promise<St
       },
     ],
     policies: [],
-    resources: [{ descriptor: base, version: 1 }],
+    resources: [{ descriptor: base, version: 1, operations: operationsOf(base) }],
   });
   if (!compiled.ok) throw new Error(JSON.stringify(compiled.problems));
   await policies.put(tenant, JSON.stringify(compiled.bundle));
@@ -330,7 +331,9 @@ export async function runSynthesizerBench(): Promise<SynthesizerBenchReport> {
         spec: { roles: ['reader'] },
       })),
       policies: [],
-      resources: descriptors.slice(0, SCOPE).map((descriptor) => ({ descriptor, version: 1 })),
+      resources: descriptors
+        .slice(0, SCOPE)
+        .map((descriptor) => ({ descriptor, version: 1, operations: operationsOf(descriptor) })),
     };
     start = nowMs();
     const compiled = compileBundle(inputs);

@@ -15,6 +15,7 @@ import { connectClient } from './support/clients.js';
 import type { McpClient } from './support/clients.js';
 import { startMcpStack } from './support/stack.js';
 import type { McpStack } from './support/stack.js';
+import { operationsOf } from '@tollgate/kinds';
 
 let s: McpStack;
 let supportToken: string;
@@ -46,7 +47,7 @@ beforeAll(async () => {
         },
       },
     ],
-    resources: [{ descriptor, version: 1 }],
+    resources: [{ descriptor, version: 1, operations: operationsOf(descriptor) }],
   });
   if (!compiled.ok) throw new Error(JSON.stringify(compiled.problems));
   await s.h.bundlesKv.put('team-a', JSON.stringify(compiled.bundle));

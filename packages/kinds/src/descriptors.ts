@@ -3,10 +3,12 @@
  * around: `validate(input)` reads a Resource with the schema of the kind its `spec.type` names.
  */
 import {
+  ToolValidatorCache,
   applyDescriptorDefaults,
   createConnectorRegistry,
   createKindRegistry,
   parseDescriptors,
+  synthesizeTools,
   validateDescriptor,
 } from '@tollgate/core';
 import type {
@@ -14,8 +16,14 @@ import type {
   ConnectorRegistry,
   Descriptor,
   KindRegistry,
+  OperationSpec,
   ParsedDescriptors,
+  PermissionSet,
+  ResourceDescriptor,
+  SynthesisOptions,
+  ToolDefinition,
   ValidationResult,
+  VersionedResource,
 } from '@tollgate/core';
 import { resourceConnectors } from './list.js';
 
@@ -40,4 +48,23 @@ export function parseResourceDescriptors(text: string, source?: string): ParsedD
 /** The descriptor with every default filled in, its kind's included. */
 export function applyDefaults<D extends Descriptor>(descriptor: D): D {
   return applyDescriptorDefaults(descriptor, resourceKinds);
+}
+
+/** The tools of a resource version for a permission set, with its kind from the list. */
+export function synthesize(
+  resource: VersionedResource,
+  permissions: PermissionSet,
+  options?: SynthesisOptions,
+): ToolDefinition[] {
+  return synthesizeTools(resource, permissions, resourceKinds.get(resource.spec.type), options);
+}
+
+/** A validator cache over this build's kinds. */
+export function validatorCache(options: { maxEntries?: number } = {}): ToolValidatorCache {
+  return new ToolValidatorCache({ kinds: resourceKinds, ...options });
+}
+
+/** The operations a resource declares, as a policy bundle records them. */
+export function operationsOf(descriptor: ResourceDescriptor): OperationSpec[] {
+  return resourceKinds.get(descriptor.spec.type).operations(descriptor);
 }

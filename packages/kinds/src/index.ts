@@ -2,8 +2,11 @@ export { resourceConnectors } from './list.js';
 export {
   applyDefaults,
   createConnectors,
+  operationsOf,
   parseResourceDescriptors,
   resourceKinds,
+  synthesize,
   validate,
+  validatorCache,
 } from './descriptors.js';
 export { publishedSchemas } from './published.js';

@@ -22,6 +22,7 @@ import { ES_URL, ORDERS_INDEX, callRequestBytes, readReply } from './support/har
 import type { Outcome } from './support/harness.js';
 import { startNatsServer } from '../../../test/support/nats-server.js';
 import type { NatsServer } from '../../../test/support/nats-server.js';
+import { operationsOf } from '@tollgate/kinds';
 
 let nats: NatsServer;
 let nc: NatsConnection;
@@ -59,7 +60,7 @@ beforeAll(async () => {
     version: 1,
     agents: ordersAgents(),
     policies: [ordersPolicy({ searchRateLimit: { requests: LIMIT, perSeconds: 3_600 } })],
-    resources: [{ version: 1, descriptor }],
+    resources: [{ version: 1, descriptor, operations: operationsOf(descriptor) }],
   });
   if (!bundle.ok) throw new Error(JSON.stringify(bundle.problems));
   await (await kvm.create(buckets.policyBundles)).put('team-a', JSON.stringify(bundle.bundle));

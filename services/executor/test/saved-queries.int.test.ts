@@ -16,6 +16,7 @@ import { startEsProxy } from '../../../test/security/support/es-proxy.js';
 import type { EsProxy } from '../../../test/security/support/es-proxy.js';
 import { ES_URL, ORDERS_INDEX, startHarness } from './support/harness.js';
 import type { CallOptions, Harness, Outcome } from './support/harness.js';
+import { operationsOf, validatorCache } from '@tollgate/kinds';
 
 let h: Harness;
 let proxy: EsProxy;
@@ -113,14 +114,14 @@ function offeredVersion(query: PublishedSavedQuery, who: { user: string }): stri
     version: 1,
     agents: ordersAgents('team-a'),
     policies: [ordersPolicy({ tenant: 'team-a' })],
-    resources: [{ descriptor, version: 1 }],
+    resources: [{ descriptor, version: 1, operations: operationsOf(descriptor) }],
   });
   if (!compiled.ok) throw new Error('bundle');
   const decider = new LocalDecider();
   decider.load(compiled.bundle);
   const principal = { tenant: 'team-a', agent: 'support_bot', environment: 'prod', ...who };
   const permissions = narrowToDeclared(decider.permissionSet(principal, 'es_orders'), descriptor);
-  const base = new ToolValidatorCache()
+  const base = validatorCache()
     .toolSet({ ...descriptor, version: 1 }, permissions)
     .validator('es_orders_search');
   const made = savedQueryTool(base!, query);

@@ -6,6 +6,7 @@
 import type { AgentDescriptor, FieldSpec, ResourceDescriptor } from '@tollgate/core';
 import { compileBundle } from '@tollgate/policy';
 import type { PolicyBundle } from '@tollgate/policy';
+import { operationsOf } from '@tollgate/kinds';
 
 const FIELDS: Record<string, FieldSpec> = {
   id: { type: 'keyword', filterable: true, returnable: true },
@@ -96,10 +97,10 @@ export function testBundle(
       ...REVIEW_AGENTS.map((name) => agent(tenant, name, ['reviewer'])),
     ],
     policies: [],
-    resources: (options.resources ?? TEST_RESOURCES).map((name) => ({
-      version: 1,
-      descriptor: resource(tenant, name),
-    })),
+    resources: (options.resources ?? TEST_RESOURCES).map((name) => {
+      const descriptor = resource(tenant, name);
+      return { version: 1, descriptor, operations: operationsOf(descriptor) };
+    }),
   });
   if (!compiled.ok)
     throw new Error(`test bundle does not compile: ${JSON.stringify(compiled.problems)}`);

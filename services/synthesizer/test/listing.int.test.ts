@@ -15,6 +15,7 @@ import {
   stagingOrdersV1,
   support,
 } from './support/orders.js';
+import { synthesize } from '@tollgate/kinds';
 
 const FORMATS: [FormatName, ToolFormat][] = [
   ['json_schema', ToolFormat.JSON_SCHEMA],
@@ -80,7 +81,7 @@ describe('synthesizer - permissions through the service', () => {
       [supportTools, supportSet],
       [opsTools, opsSet],
     ] as const) {
-      const expected = synthesizeTools({ ...ordersV1, version: 1 }, set);
+      const expected = synthesize({ ...ordersV1, version: 1 }, set);
       expect(
         tools.map((t) => ({
           name: t.name,

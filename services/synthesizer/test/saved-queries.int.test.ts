@@ -26,6 +26,7 @@ import { eventually, names, ok, startHarness } from './support/harness.js';
 import type { Harness } from './support/harness.js';
 import { resource } from './support/fixtures.js';
 import { TENANT, customersV1, ops, ordersBundle, ordersV1, support } from './support/orders.js';
+import { synthesize } from '@tollgate/kinds';
 
 const FORMATS: [FormatName, ToolFormat][] = [
   ['json_schema', ToolFormat.JSON_SCHEMA],
@@ -163,9 +164,7 @@ afterAll(async () => {
 /** The principal's own synthesized tool, as the policy engine's permission set gives it. */
 function baseTool(principal: Principal, name: string) {
   const permissions = LocalDecider.fromBundle(policy).permissionSet(principal, 'es_orders');
-  const tool = synthesizeTools({ ...ordersV1, version: 1 }, permissions).find(
-    (t) => t.name === name,
-  );
+  const tool = synthesize({ ...ordersV1, version: 1 }, permissions).find((t) => t.name === name);
   if (tool === undefined) throw new Error(`${name} is not synthesized`);
   return tool;
 }

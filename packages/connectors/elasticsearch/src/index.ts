@@ -11,8 +11,13 @@ export type {
 } from './kind/spec.js';
 export { closeClients } from './client.js';
 export { compileRequest } from './compile/compile.js';
-export { discoverSchema } from './discovery/discover.js';
-export { DEFAULT_DATE_FORMAT, readMappingFields, readMappings } from './discovery/mapping.js';
+export { discoverMapping, discoverSchema } from './discovery/discover.js';
+export {
+  DEFAULT_DATE_FORMAT,
+  readMappingFields,
+  readMappings,
+  toDiscoveredSchema,
+} from './discovery/mapping.js';
 export type { MappedIndex, MappedSchema } from './discovery/mapping.js';
 export type { MappedField } from './discovery/capabilities.js';
 export { executeRequest } from './execute/execute.js';

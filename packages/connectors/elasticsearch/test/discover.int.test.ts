@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mergeSchema } from '@tollgate/core';
+import { mergeSchema } from './family/bound.js';
 
-import { closeClients, discoverSchema } from '../src/index.js';
+import { closeClients, discoverMapping, toDiscoveredSchema } from '../src/index.js';
 import { adminClient, dropIndices, ES_URL, testCredentials, uniquePrefix } from './support.js';
 
 const prefix = uniquePrefix();
@@ -50,6 +50,15 @@ beforeAll(async () => {
     },
   });
 });
+
+/** The mapping the kind reads, as the test's assertions name its parts. */
+function discover(
+  connection: Parameters<typeof discoverMapping>[0]['connection'],
+  target: { index: string },
+  credentials: Parameters<typeof discoverMapping>[1],
+) {
+  return discoverMapping({ connection, target }, credentials);
+}
 
 afterAll(async () => {
   await dropIndices(admin, prefix);
@@ -210,11 +219,7 @@ const CATALOG_WARNINGS = [
 
 describe('discover (real Elasticsearch)', () => {
   it('discover - reads multi-fields, objects, nested, scaled_float, date formats and settings', async () => {
-    const schema = await discoverSchema(
-      connection,
-      { index: `${prefix}_catalog` },
-      testCredentials,
-    );
+    const schema = await discover(connection, { index: `${prefix}_catalog` }, testCredentials);
     expect(schema).toEqual({
       target: `${prefix}_catalog`,
       indices: [{ name: `${prefix}_catalog`, dynamic: 'strict', sourceEnabled: true }],
@@ -225,7 +230,7 @@ describe('discover (real Elasticsearch)', () => {
   });
 
   it('discover - an alias resolves to its concrete index', async () => {
-    const schema = await discoverSchema(
+    const schema = await discover(
       connection,
       { index: `${prefix}_catalog_alias` },
       testCredentials,
@@ -238,7 +243,7 @@ describe('discover (real Elasticsearch)', () => {
   });
 
   it('discover - a pattern over two indices reports the type conflict and settings per index', async () => {
-    const schema = await discoverSchema(connection, { index: `${prefix}_x_*` }, testCredentials);
+    const schema = await discover(connection, { index: `${prefix}_x_*` }, testCredentials);
     expect(schema).toEqual({
       target: `${prefix}_x_*`,
       indices: [
@@ -291,7 +296,7 @@ describe('discover (real Elasticsearch)', () => {
         code: { type: 'keyword', filterable: true },
         shared: { type: 'keyword', returnable: true },
       },
-      schema,
+      toDiscoveredSchema(schema),
     );
     expect(merged.ok).toBe(false);
     expect(
@@ -302,13 +307,13 @@ describe('discover (real Elasticsearch)', () => {
 
   it('discover - a missing index or an empty pattern is NOT_FOUND', async () => {
     await expect(
-      discoverSchema(connection, { index: `${prefix}_missing` }, testCredentials),
+      discover(connection, { index: `${prefix}_missing` }, testCredentials),
     ).rejects.toMatchObject({
       code: 'NOT_FOUND',
       message: `The index behind target "${prefix}_missing" does not exist.`,
     });
     await expect(
-      discoverSchema(connection, { index: `${prefix}_nothing_*` }, testCredentials),
+      discover(connection, { index: `${prefix}_nothing_*` }, testCredentials),
     ).rejects.toMatchObject({
       code: 'NOT_FOUND',
       message: `No index matches "${prefix}_nothing_*".`,
@@ -317,7 +322,7 @@ describe('discover (real Elasticsearch)', () => {
 
   it('discover - an unreachable endpoint is UPSTREAM_UNAVAILABLE and retryable', async () => {
     await expect(
-      discoverSchema(
+      discover(
         { endpoint: 'http://127.0.0.1:1', timeoutMs: 1000 },
         { index: `${prefix}_catalog` },
         testCredentials,
@@ -326,7 +331,7 @@ describe('discover (real Elasticsearch)', () => {
   });
 
   it('discover - an unresolvable credential is CREDENTIAL_UNAVAILABLE without the reference path', async () => {
-    const error = await discoverSchema(
+    const error = await discover(
       { ...connection, credentialRef: 'env://TG_DISCOVER_UNSET_VARIABLE' },
       { index: `${prefix}_catalog` },
       testCredentials,

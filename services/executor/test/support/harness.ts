@@ -44,6 +44,7 @@ import { ordersAgents, ordersPolicy } from '../../../../test/fixtures/orders.js'
 import type { OrdersPolicyOptions } from '../../../../test/fixtures/orders.js';
 import { startNatsServer } from '../../../../test/support/nats-server.js';
 import type { NatsServer } from '../../../../test/support/nats-server.js';
+import { operationsOf } from '@tollgate/kinds';
 
 export const ES_URL = process.env['TOLLGATE_ES_URL'] ?? 'http://127.0.0.1:9200';
 /** The shared, seeded orders index (rebuilt only when the fixture changes). */
@@ -239,7 +240,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         policies: [
           ordersPolicy({ tenant, resource: resources[0]?.descriptor.metadata.name, ...policy }),
         ],
-        resources,
+        resources: resources.map((r) => ({ ...r, operations: operationsOf(r.descriptor) })),
       });
       if (!compiled.ok) throw new Error(`bundle: ${JSON.stringify(compiled.problems)}`);
       await bundlesKv.put(tenant, JSON.stringify(compiled.bundle));

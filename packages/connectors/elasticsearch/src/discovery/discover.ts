@@ -11,7 +11,8 @@ import { withAttempts } from '../execute/attempts.js';
 import { resolveCredential } from '../execute/credential.js';
 import { DEFAULT_TIMEOUT_MS } from '../compile/request.js';
 import type { ElasticsearchSpec } from '../kind/spec.js';
-import { readMappings } from './mapping.js';
+import { readMappingFields, toDiscoveredSchema } from './mapping.js';
+import type { MappedSchema } from './mapping.js';
 
 const TARGET = /^[a-z0-9*][a-z0-9_.*,-]{0,254}$/;
 
@@ -24,6 +25,15 @@ export async function discoverSchema(
   credentials: CredentialResolver,
   options: DiscoverOptions = {},
 ): Promise<DiscoveredSchema> {
+  return toDiscoveredSchema(await discoverMapping(resourceSpec, credentials, options));
+}
+
+/** The live mapping behind the spec's target, in Elasticsearch's own terms. */
+export async function discoverMapping(
+  resourceSpec: Pick<ResourceSpec, 'connection'> & { target?: unknown },
+  credentials: CredentialResolver,
+  options: DiscoverOptions = {},
+): Promise<MappedSchema> {
   const { connection, target } = resourceSpec as unknown as ElasticsearchSpec;
   if (typeof target?.index !== 'string' || !TARGET.test(target.index)) {
     throw new TollgateError(
@@ -47,5 +57,5 @@ export async function discoverSchema(
         attempt,
       ),
   );
-  return readMappings(target.index, value);
+  return readMappingFields(target.index, value);
 }

@@ -59,7 +59,12 @@ export interface MappedSchema {
 
 /** The mapping as core's kind-neutral discovered schema. */
 export function readMappings(target: string, response: unknown): DiscoveredSchema {
-  const mapped = readMappingFields(target, response);
+  return toDiscoveredSchema(readMappingFields(target, response));
+}
+
+/** A mapping read across indices, in core's kind-neutral terms. */
+export function toDiscoveredSchema(mapped: MappedSchema): DiscoveredSchema {
+  const { target } = mapped;
   return {
     target,
     sources: mapped.indices.map((index) => ({ name: index.name, objectType: 'index' })),

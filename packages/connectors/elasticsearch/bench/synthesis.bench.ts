@@ -1,21 +1,14 @@
 /**
  * Micro-benchmark of the pure half of tool synthesis: synthesizing a 200-field resource,
  * compiling and using a cached validator, and recall over 10,000 resources. A runner, not a
- * test: it reports numbers and asserts nothing. Run: `npx tsx packages/core/bench/synthesis.bench.ts`.
+ * test: it reports numbers and asserts nothing. Run: `npx tsx packages/connectors/elasticsearch/bench/synthesis.bench.ts`.
  */
 import { pathToFileURL } from 'node:url';
-import {
-  RecallIndex,
-  ToolValidatorCache,
-  compileToolValidator,
-  estimateTokens,
-  permissionsFromAccess,
-  renderTool,
-  synthesizeTools,
-} from '../src/index.js';
-import type { PermissionSet, RecallDocument, ToolDefinition } from '../src/index.js';
-import { syntheticResources } from '../test/recall-fixtures.js';
-import { orders, wideResource } from '../test/synthesis-fixtures.js';
+import { RecallIndex, compileToolValidator, estimateTokens, renderTool } from '@tollgate/core';
+import type { PermissionSet, RecallDocument, ToolDefinition } from '@tollgate/core';
+import { syntheticResources } from '../../../core/test/recall-fixtures.js';
+import { permissionsFromAccess, synthesizeTools, validatorCache } from '../test/family/bound.js';
+import { orders, wideResource } from '../test/family/synthesis-fixtures.js';
 
 /** Timings of one measured operation, in microseconds. */
 export interface BenchStats {
@@ -102,7 +95,7 @@ export function runSynthesisBench(options: { runs?: number } = {}): SynthesisBen
     compileToolValidator(search),
   );
 
-  const cache = new ToolValidatorCache();
+  const cache = validatorCache();
   const call = {
     filters: [
       { field: 'status', op: 'in', value: ['paid', 'shipped'] },
