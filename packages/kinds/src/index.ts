@@ -9,4 +9,4 @@ export {
   validate,
   validatorCache,
 } from './descriptors.js';
-export { publishedSchemas } from './published.js';
+export { publishedSchemas, selfContainedSchemas } from './published.js';

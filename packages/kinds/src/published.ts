@@ -60,3 +60,53 @@ function withoutMeta(schema: JsonSchema): JsonSchema {
   const { $schema: _schema, $id: _id, $ref, ...rest } = schema;
   return typeof $ref === 'string' ? { ...rest, allOf: [{ $ref }] } : rest;
 }
+
+/**
+ * The descriptor schemas as one self-contained document whose every `$ref` is local
+ * (`#/definitions/<name>`): `definitions.ResourceDescriptor` is the union over the kinds (one
+ * `oneOf` branch per kind, titled), `definitions.AgentDescriptor` and `PolicyDescriptor` the
+ * others. Each source's definitions are renamed `<source>.<Name>` so kinds never collide. For
+ * tools that resolve references within one document only (a form generator in a browser).
+ */
+export function selfContainedSchemas(): JsonSchema {
+  const definitions: JsonObject = {};
+  const absorb = (prefix: string, schema: JsonSchema): JsonSchema => {
+    const rename = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(rename);
+      if (typeof node !== 'object' || node === null) return node;
+      const out: JsonObject = {};
+      for (const [key, value] of Object.entries(node as JsonObject)) {
+        if (key === '$ref' && typeof value === 'string' && value.startsWith('#/definitions/')) {
+          out[key] = `#/definitions/${prefix}.${value.slice('#/definitions/'.length)}`;
+        } else if (key !== 'definitions' && key !== '$schema' && key !== '$id') {
+          out[key] = rename(value) as JsonObject;
+        }
+      }
+      return out;
+    };
+    for (const [name, definition] of Object.entries((schema.definitions ?? {}) as JsonObject)) {
+      definitions[`${prefix}.${name}`] = rename(definition) as JsonObject;
+    }
+    return rename(schema) as JsonSchema;
+  };
+  const metadata = absorb('core', resourceMetadataSchema as JsonSchema);
+  const kinds = resourceKinds.list().map((kind) => ({
+    title: kind.title,
+    type: 'object',
+    properties: {
+      apiVersion: { type: 'string', const: 'tollgate.dev/v1' },
+      kind: { type: 'string', const: 'Resource' },
+      metadata,
+      spec: absorb(kind.type, kind.specSchema),
+    },
+    required: ['apiVersion', 'kind', 'metadata', 'spec'],
+    additionalProperties: false,
+  }));
+  definitions.ResourceDescriptor = {
+    description: 'A data system agents may use; spec.type selects the kind.',
+    oneOf: kinds,
+  } as JsonObject;
+  definitions.AgentDescriptor = absorb('core', agentSchema as JsonSchema);
+  definitions.PolicyDescriptor = absorb('core', policySchema as JsonSchema);
+  return { $id: `${SCHEMA_BASE_ID}descriptors.self-contained.json`, definitions };
+}

@@ -1,5 +1,5 @@
 /** Agents and policies: list, read, edit as YAML (Cedar checked inline), delete, explain. */
-import { descriptorSchema } from '@tollgate/core';
+import { selfContainedSchemas } from '@tollgate/kinds';
 import { checkCedarPolicy } from '@tollgate/policy';
 import {
   ApplyAgentResponseSchema,
@@ -27,7 +27,7 @@ export const declarationRoutes: Route[] = [
     method: 'GET',
     path: '/api/schema',
     needs: 'read',
-    handle: async () => descriptorSchema,
+    handle: async () => selfContainedSchemas(),
   },
   {
     method: 'GET',

@@ -4,7 +4,8 @@
  */
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, stringify } from 'yaml';
 import type { Document, Node } from 'yaml';
-import { parseDescriptors, parsePath } from '@tollgate/core';
+import { parsePath } from '@tollgate/core';
+import { parseResourceDescriptors } from '@tollgate/kinds';
 import type { JsonObject } from '@bufbuild/protobuf';
 import { badRequest } from '../http/problem.js';
 import type { ProblemDetail } from '../http/problem.js';
@@ -87,7 +88,7 @@ export function readDescriptorText(text: unknown, kind: string): DescriptorText 
 /** Every problem core's validation finds in the text, each with its line and column. */
 export function checkDescriptorText(text: string, kind: string): ProblemDetail[] {
   readDescriptorText(text, kind);
-  const parsed = parseDescriptors(text);
+  const parsed = parseResourceDescriptors(text);
   return parsed.documents.flatMap((d) =>
     d.result.ok
       ? []
