@@ -386,3 +386,41 @@ describe('bundle - stored form', () => {
     expect(decider.decide(principal, 'write', 'es_logs_0').decision).toBe('deny');
   });
 });
+
+describe('bundle - operation names in grants', () => {
+  const base = ordersInputs();
+  const withGrant = (actions: string[]) => ({
+    ...base,
+    policies: [
+      ...base.policies,
+      {
+        apiVersion: 'tollgate.dev/v1' as const,
+        kind: 'Policy' as const,
+        metadata: { name: 'typo', tenant: TENANT },
+        spec: {
+          grants: [{ effect: 'deny' as const, principals: { roles: ['support'] }, actions }],
+        },
+      },
+    ],
+  });
+  const problemsOf = (actions: string[]) => {
+    const result = compileBundle(withGrant(actions));
+    return result.ok ? [] : result.problems.map((p) => `${p.path}: ${p.message}`);
+  };
+
+  test('bundle - a grant naming an operation no resource has is refused, not silently inert', () => {
+    expect(problemsOf(['es_orders.wirte'])).toEqual([
+      'Policy/typo/spec.grants[0].actions[0]: "es_orders.wirte": es_orders has no operation "wirte" (it has: search, get, count, aggregate, write)',
+    ]);
+    expect(problemsOf(['es_nothing_yet.purge'])).toEqual([
+      'Policy/typo/spec.grants[0].actions[0]: "es_nothing_yet.purge": no resource of this tenant has an operation "purge"',
+    ]);
+  });
+
+  test('bundle - the family operations and wildcards are always accepted', () => {
+    // A write on a read-only resource is a real operation the read-only guard denies.
+    expect(
+      problemsOf(['es_customers.write', 'es_customers.*', '*.count', 'es_later.search']),
+    ).toEqual([]);
+  });
+});

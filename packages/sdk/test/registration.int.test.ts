@@ -155,7 +155,7 @@ describe('registration - conversational', () => {
     });
     expect(proposal.draftId).toBe(`draft-${before.drafts + 1}`);
     expect(proposal.echo).toContain(
-      'I understood: elasticsearch index orders at http://127.0.0.1:9200; as resource es_orders; fields id (keyword), amount (double), created_at (date).',
+      'I understood: Elasticsearch index "orders" at http://127.0.0.1:9200; as resource es_orders; fields id (keyword), amount (double), created_at (date).',
     );
     expect(proposal.echo).toContain('Discovery also found status (keyword) (not enabled).');
     expect(proposal.echo.endsWith('Is that correct?')).toBe(true);

@@ -174,13 +174,13 @@ export class Executor {
     trail.resource = resource;
     // A saved query becomes its base-tool call here, so everything after sees that call.
     const operations = resourceOperations(this.#deps.connectors, resource);
-    const saved = isSavedQueryCall(resource, operations, trail.requestedTool)
+    const saved = isSavedQueryCall(resource, operations.offered, trail.requestedTool)
       ? await run.stage(trail, 'expand', () => {
           const found = findSavedQuery(
             memory,
             principal,
             resource,
-            operations,
+            operations.offered,
             trail.requestedTool,
           );
           trail.savedQuery = found.use;
@@ -191,7 +191,7 @@ export class Executor {
       : undefined;
     const args = trail.expanded ?? trail.arguments;
     const verdict: Verdict = await run.stage(trail, 'decide', () => {
-      trail.operation ??= operationOf(resource, operations, trail.requestedTool).name;
+      trail.operation ??= operationOf(resource, operations, trail.requestedTool);
       const decided = decideCall(
         deciders,
         principal,

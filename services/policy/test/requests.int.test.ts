@@ -166,10 +166,10 @@ function cases(as: { metadata: Record<string, string> }): BadCase[] {
       message: 'required',
     },
     {
-      name: 'Decide with an unknown action',
-      call: () => c.decide({ resource: 'es_orders', action: 'drop' }, as),
+      name: 'Decide with a malformed action',
+      call: () => c.decide({ resource: 'es_orders', action: 'Drop table' }, as),
       path: 'action',
-      message: 'one of search, get, count, aggregate, write',
+      message: 'an operation name such as search',
     },
     {
       name: 'Decide with a bad source IP',
@@ -197,10 +197,10 @@ function cases(as: { metadata: Record<string, string> }): BadCase[] {
       message: 'required',
     },
     {
-      name: 'Explain with an unknown action',
-      call: () => c.explain({ resource: 'es_orders', action: 'truncate' }, as),
+      name: 'Explain with a malformed action',
+      call: () => c.explain({ resource: 'es_orders', action: 'view_field' }, as),
       path: 'action',
-      message: 'one of search',
+      message: 'an operation name such as search',
     },
     {
       name: 'GetPermissionSet with a bad resource',

@@ -131,7 +131,7 @@ async function serve(parts: RegistryParts): Promise<{ client: Client; stop(): Pr
     registry: parts.registry,
     drafts: parts.drafts,
     verifier,
-    kinds: connectors.kinds(),
+    kinds: connectors.types(),
     logger,
   });
   const grpc = await listenGrpc(server, '127.0.0.1:0', 'bench');

@@ -109,7 +109,12 @@ export function checkPartial(
   const missing = result.problems.filter(isMissing);
   const rejected = [
     ...result.problems.filter((p) => !isMissing(p)),
-    ...missing.filter((p) => required.some((r) => p.path === r || p.path.startsWith(`${r}.`))),
+    // A required path is missing when it, a part of it, or what holds it is missing.
+    ...missing.filter((p) =>
+      required.some(
+        (r) => p.path === r || p.path.startsWith(`${r}.`) || r.startsWith(`${p.path}.`),
+      ),
+    ),
   ];
   if (rejected.length > 0) throw descriptorInvalid(rejected);
   if (candidate.kind !== 'Resource') {

@@ -95,7 +95,7 @@ describe('drafts', () => {
     ]);
     expect(found.warnings.map((w) => [w.code, w.path])).toEqual([
       ['TYPE_MISMATCH', 'spec.schema.fields.amount'],
-      ['MISSING_IN_INDEX', 'spec.schema.fields.gone'],
+      ['MISSING_IN_SOURCE', 'spec.schema.fields.gone'],
       ['FIELDS_NOT_ENABLED', 'spec.schema.fields'],
     ]);
     const fields = (

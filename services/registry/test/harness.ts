@@ -126,7 +126,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       registry: parts.registry,
       drafts: parts.drafts,
       verifier,
-      kinds: connectors.kinds(),
+      kinds: connectors.types(),
       logger,
     });
     const grpc = await listenGrpc(server, '127.0.0.1:0', 'test');

@@ -62,7 +62,11 @@ export function compileGrant(
     const parsed =
       typeof text === 'string' ? parseActionPattern(text) : 'an action must be a string';
     if (typeof parsed === 'string') problem(`.actions[${i}]`, parsed);
-    else patterns.push(parsed);
+    else {
+      const unknown = unknownOperation(parsed, operations);
+      if (unknown !== undefined) problem(`.actions[${i}]`, `"${String(text)}": ${unknown}`);
+      else patterns.push(parsed);
+    }
   });
 
   const conditions = compileConditions(grant, problem);
@@ -229,6 +233,28 @@ interface GrantText {
 
 /** The resources' operations a grant's patterns are expanded against. */
 type Operations = Readonly<Record<string, readonly BundleOperation[]>>;
+
+/**
+ * Why a pattern names an operation that cannot exist, if it does: a named resource's own
+ * operations (or, for a resource not declared yet or `*`, any resource's) and the table
+ * family's are the names there are. A typo (`orders.serach`, or a deny on `orders.wirte`)
+ * would otherwise be a grant that silently applies to nothing.
+ */
+function unknownOperation(pattern: ActionPattern, operations: Operations): string | undefined {
+  if (pattern.operation === '*') return undefined;
+  const family = TABLE_OPERATIONS.map((op) => op.name);
+  const own = pattern.resource === '*' ? undefined : operations[pattern.resource];
+  const known = new Set([
+    ...family,
+    ...(own ?? Object.values(operations).flat()).map((op) => op.name),
+  ]);
+  if (known.has(pattern.operation)) return undefined;
+  if (own !== undefined) {
+    const names = [...new Set([...own.map((op) => op.name)])].join(', ');
+    return `${pattern.resource} has no operation "${pattern.operation}" (it has: ${names})`;
+  }
+  return `no resource of this tenant has an operation "${pattern.operation}"`;
+}
 
 /**
  * The Cedar actions one pattern stands for: a named operation is its resource's action for it

@@ -10,17 +10,38 @@ import type {
   ToolValidatorCache,
 } from '@tollgate/core';
 
+/** The operations of a resource version: what it offers, and what it would offer if writable. */
+export interface ResourceOperations {
+  offered: readonly OperationSpec[];
+  /** Operations only a writable version offers (empty when it is writable). */
+  readonlyWithheld: readonly string[];
+}
+
 /** Operations by resource version object: a version's operations never change. */
-const operationCache = new WeakMap<PublishedResource, readonly OperationSpec[]>();
+const operationCache = new WeakMap<PublishedResource, ResourceOperations>();
 
 /** The operations the resource's kind declares for this version, in tool order. */
 export function resourceOperations(
   kinds: Pick<KindRegistry, 'get'>,
   resource: PublishedResource,
-): readonly OperationSpec[] {
+): ResourceOperations {
   let operations = operationCache.get(resource);
   if (operations === undefined) {
-    operations = kinds.get(resource.descriptor.spec.type).operations(resource.descriptor);
+    const kind = kinds.get(resource.descriptor.spec.type);
+    const { descriptor } = resource;
+    const offered = kind.operations(descriptor);
+    const names = new Set(offered.map((op) => op.name));
+    const writable =
+      descriptor.spec.access.readonly === false
+        ? []
+        : kind.operations({
+            ...descriptor,
+            spec: { ...descriptor.spec, access: { ...descriptor.spec.access, readonly: false } },
+          });
+    operations = {
+      offered,
+      readonlyWithheld: writable.map((op) => op.name).filter((name) => !names.has(name)),
+    };
     operationCache.set(resource, operations);
   }
   return operations;
@@ -28,14 +49,18 @@ export function resourceOperations(
 
 /**
  * The operation a tool name stands for on the resource the subject names: the name must be
- * exactly the synthesizer's `<resource>_<operation>` for that resource.
+ * exactly the synthesizer's `<resource>_<operation>` for that resource. A write a read-only
+ * version withholds is still returned, so policy denies it with its reason (read-only);
+ * validation would refuse it anyway, since no such tool is offered.
  */
 export function operationOf(
   resource: PublishedResource,
-  operations: readonly OperationSpec[],
+  operations: ResourceOperations,
   tool: string,
-): OperationSpec {
-  const operation = baseOperation(resource, operations, tool);
+): string {
+  const declared = baseOperation(resource, operations.offered, tool)?.name;
+  const withheld = operations.readonlyWithheld.find((name) => toolName(resource.name, name) === tool);
+  const operation = declared ?? withheld;
   if (operation === undefined) {
     throw new TollgateError(
       'UNKNOWN_TOOL',
