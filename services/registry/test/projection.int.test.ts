@@ -23,6 +23,7 @@ import {
 } from './harness.js';
 import type { Harness } from './harness.js';
 import { connectTestBus } from '../../../test/support/bus.js';
+import { resourceKinds } from '@tollgate/kinds';
 
 let h: Harness;
 let events: Awaited<ReturnType<typeof watchResourceEvents>>;
@@ -175,6 +176,7 @@ describe('projection', () => {
       catalog: new Catalog(),
       changes: announceChanges(projector, logger),
       credentialNamespaces: UNRESTRICTED_CREDENTIAL_NAMESPACES,
+      kinds: resourceKinds,
     });
     await broken.close();
 
