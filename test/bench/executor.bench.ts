@@ -20,13 +20,7 @@ import { Client } from '@elastic/elasticsearch';
 import { Kvm } from '@nats-io/kv';
 import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
 import type { EsSearchRequest } from '@tollgate/connector-elasticsearch';
-import {
-  ToolValidatorCache,
-  descriptorHash,
-  generateIssuerKeys,
-  issuePrincipalToken,
-  synthesizeTools,
-} from '@tollgate/core';
+import { descriptorHash, generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
 import type {
   CompiledRequest,
   PermissionSet,

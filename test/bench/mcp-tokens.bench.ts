@@ -12,12 +12,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import {
-  applyDescriptorDefaults,
-  narrowToDeclared,
-  parseDescriptors,
-  synthesizeTools,
-} from '@tollgate/core';
+import { narrowToDeclared } from '@tollgate/core';
 import type { FilterLayout, ResourceDescriptor } from '@tollgate/core';
 import { compileBundle } from '@tollgate/policy';
 import { LocalDecider } from '@tollgate/policy';

@@ -20,7 +20,6 @@ import {
   generateIssuerKeys,
   issuePrincipalToken,
   renderTool,
-  synthesizeTools,
 } from '@tollgate/core';
 import type { FieldSpec, PermissionSet, ResourceDescriptor } from '@tollgate/core';
 import { buckets, createLogger, loadTokenVerifier, openBucket, resourceKey } from '@tollgate/kit';

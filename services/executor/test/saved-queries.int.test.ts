@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallStatus } from '@tollgate/contracts/call/v1';
 import { DecisionEffect } from '@tollgate/contracts/policy/v1';
-import { ToolValidatorCache, narrowToDeclared, savedQueryTool } from '@tollgate/core';
+import { narrowToDeclared, savedQueryTool } from '@tollgate/core';
 import type { PublishedFieldPreference, PublishedSavedQuery } from '@tollgate/core';
 import { LocalDecider, compileBundle } from '@tollgate/policy';
 import { EventTypes } from '@tollgate/kit';

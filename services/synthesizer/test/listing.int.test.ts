@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolFormat } from '@tollgate/contracts/tools/v1';
 import type { ToolDefinition as WireTool } from '@tollgate/contracts/tools/v1';
-import { checkToolFormat, synthesizeTools } from '@tollgate/core';
+import { checkToolFormat } from '@tollgate/core';
 import type { JsonObject, ToolFormat as FormatName } from '@tollgate/core';
 import { LocalDecider } from '@tollgate/policy';
 import type { PolicyBundle } from '@tollgate/policy';

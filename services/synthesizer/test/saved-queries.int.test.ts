@@ -9,7 +9,6 @@ import {
   compileToolValidator,
   savedQueryInputSchema,
   savedQueryTool,
-  synthesizeTools,
 } from '@tollgate/core';
 import type {
   JsonObject,

@@ -59,7 +59,9 @@ export function operationOf(
   tool: string,
 ): string {
   const declared = baseOperation(resource, operations.offered, tool)?.name;
-  const withheld = operations.readonlyWithheld.find((name) => toolName(resource.name, name) === tool);
+  const withheld = operations.readonlyWithheld.find(
+    (name) => toolName(resource.name, name) === tool,
+  );
   const operation = declared ?? withheld;
   if (operation === undefined) {
     throw new TollgateError(
