@@ -68,6 +68,15 @@ nats_tls_files() {
     -CAkey "$tls/ca-key.pem" -CAcreateserial -out "$tls/server.pem" -days 825 -extfile "$tls/san.ext" || exit 1
 }
 
+# nats_refresh PID: the permissions (deploy/nats/tollgate.conf) of this checkout, by a reload.
+nats_refresh() {
+  local dir
+  dir="$(state_dir nats)"
+  cmp -s "$REPO_ROOT/deploy/nats/tollgate.conf" "$dir/tollgate.conf" && return 0
+  cp "$REPO_ROOT/deploy/nats/tollgate.conf" "$dir/tollgate.conf"
+  kill -HUP "$1" && info "nats: reloaded the changed permissions (deploy/nats/tollgate.conf)"
+}
+
 nats_start() {
   local dir tls_block='' http_line
   dir="$(state_dir nats)"

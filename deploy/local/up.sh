@@ -24,8 +24,10 @@ failed=0
 # Phase 1: provision and start whatever is not running (servers boot while later ones build).
 for s in "${SERVERS[@]}"; do
   mkdir -p "$(state_dir "$s")"
-  if server_pid "$s" >/dev/null; then
+  if pid="$(server_pid "$s")"; then
     was_running[$s]=1
+    # A running server whose configuration this checkout changed takes it without a restart.
+    if declare -F "${s}_refresh" >/dev/null; then "${s}_refresh" "$pid"; fi
     deadline[$s]=$(($(date +%s) + $("${s}_timeout")))
     continue
   fi
