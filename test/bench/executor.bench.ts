@@ -10,7 +10,8 @@
  * queue group. Direct and Tollgate calls alternate in blocks so both see the same machine load.
  * Run: `npx tsx test/bench/executor.bench.ts` (after `pnpm build`). It reports; it
  * asserts nothing. Sizes: BENCH_EXECUTOR_SEQUENTIAL (default 1000), BENCH_EXECUTOR_CONCURRENT
- * (calls per caller, default 60), BENCH_EXECUTOR_PIPELINE (default 5000).
+ * (calls per caller, default 60), BENCH_EXECUTOR_PIPELINE (default 5000). `--smoke` (CI): a
+ * few calls of each kind, to show every path still works; its numbers mean little.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -40,13 +41,14 @@ import { operationsOf, synthesize, validatorCache } from '@tollgate/kinds';
 
 const ES_URL = process.env['TOLLGATE_ES_URL'] ?? 'http://127.0.0.1:9200';
 const INDEX = 'tollgate_fixture_orders';
-const SEQUENTIAL = Number(process.env['BENCH_EXECUTOR_SEQUENTIAL'] ?? 1_000);
-const PER_CALLER = Number(process.env['BENCH_EXECUTOR_CONCURRENT'] ?? 60);
-const PIPELINE_RUNS = Number(process.env['BENCH_EXECUTOR_PIPELINE'] ?? 5_000);
+const SMOKE = process.argv.includes('--smoke') || process.env['BENCH_SMOKE'] === '1';
+const SEQUENTIAL = Number(process.env['BENCH_EXECUTOR_SEQUENTIAL'] ?? (SMOKE ? 40 : 1_000));
+const PER_CALLER = Number(process.env['BENCH_EXECUTOR_CONCURRENT'] ?? (SMOKE ? 4 : 60));
+const PIPELINE_RUNS = Number(process.env['BENCH_EXECUTOR_PIPELINE'] ?? (SMOKE ? 200 : 5_000));
 const CALLERS = 32;
-const WARMUP = 200;
+const WARMUP = SMOKE ? 20 : 200;
 /** Alternating blocks per comparison. */
-const ROUNDS = 10;
+const ROUNDS = SMOKE ? 2 : 10;
 
 /** Latencies of one way of calling, milliseconds. */
 export interface LatencyStats {

@@ -9,7 +9,7 @@
  * Run: `npx tsx test/bench/synthesizer.bench.ts` (after `pnpm build`). Sizes:
  * BENCH_SYNTHESIZER_SCOPE (resources in the measured scope, default 2000),
  * BENCH_SYNTHESIZER_TOTAL (default 10000), BENCH_SYNTHESIZER_RUNS (cached runs, default 500),
- * BENCH_SYNTHESIZER_COLD (cold runs, default 20).
+ * BENCH_SYNTHESIZER_COLD (cold runs, default 20). `--smoke` (CI): 100 of 300 resources, a few runs.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -39,10 +39,11 @@ import type { NatsServer } from '../support/nats-server.js';
 import { operationsOf, synthesize } from '@tollgate/kinds';
 
 const env = (name: string, dflt: number): number => Number(process.env[name] ?? dflt);
-const SCOPE = env('BENCH_SYNTHESIZER_SCOPE', 2_000);
-const TOTAL = env('BENCH_SYNTHESIZER_TOTAL', 10_000);
-const RUNS = env('BENCH_SYNTHESIZER_RUNS', 500);
-const COLD = env('BENCH_SYNTHESIZER_COLD', 20);
+const SMOKE = process.argv.includes('--smoke') || process.env['BENCH_SMOKE'] === '1';
+const SCOPE = env('BENCH_SYNTHESIZER_SCOPE', SMOKE ? 100 : 2_000);
+const TOTAL = env('BENCH_SYNTHESIZER_TOTAL', SMOKE ? 300 : 10_000);
+const RUNS = env('BENCH_SYNTHESIZER_RUNS', SMOKE ? 10 : 500);
+const COLD = env('BENCH_SYNTHESIZER_COLD', SMOKE ? 2 : 20);
 
 /** Timings of one measured operation. */
 export interface Stats {
@@ -227,8 +228,8 @@ function bench200Fields(): { synthesize: Stats; render: Stats } {
   };
   const tools = synthesize(resource, permissions);
   return {
-    synthesize: measure(300, () => synthesize(resource, permissions)),
-    render: measure(300, () => {
+    synthesize: measure(SMOKE ? 20 : 300, () => synthesize(resource, permissions)),
+    render: measure(SMOKE ? 20 : 300, () => {
       for (const tool of tools) {
         for (const format of ['json_schema', 'openai', 'anthropic', 'mcp'] as const)
           renderTool(tool, format);

@@ -4,6 +4,7 @@
  * holds only these events) and the local FerretDB (a fresh database, dropped afterwards).
  *
  *   npx tsx services/audit/bench/ingest.bench.ts [events=20000] [rate=200] [seconds=15]
+ *   npx tsx services/audit/bench/ingest.bench.ts --smoke   (CI: 500 events, 100/s for 2 s)
  */
 import { create } from '@bufbuild/protobuf';
 import { QueryRequestSchema } from '@tollgate/contracts/audit/v1';
@@ -13,10 +14,15 @@ import type { InsertOutcome } from '../src/store.js';
 import { AuditIngest } from '../src/ingest/ingest.js';
 import { AuditTrail } from '../src/audit.js';
 import { percentile } from '../src/read/stats.js';
-import { encodePageToken } from '../src/read/page-token.js';
 import { parseQuery } from '../src/read/query.js';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { EVENTS_STREAM, connectMongo, createLogger, ensureEventStream } from '@tollgate/kit';
+import {
+  EVENTS_STREAM,
+  connectMongo,
+  createLogger,
+  encodePageToken,
+  ensureEventStream,
+} from '@tollgate/kit';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { MongoHandle } from '@tollgate/kit';
 import { callCompleted } from '../test/support/events.js';
@@ -24,7 +30,12 @@ import { publishAll } from '../test/support/publish.js';
 import { ownNatsServer, uniqueName } from '../test/support/servers.js';
 import { auditConfig } from '../src/config.js';
 
-const [events = 20_000, rate = 200, seconds = 15] = process.argv.slice(2).map(Number);
+const smoke = process.argv.includes('--smoke') || process.env.BENCH_SMOKE === '1';
+const sizes = process.argv
+  .slice(2)
+  .filter((a) => !a.startsWith('--'))
+  .map(Number);
+const [events = smoke ? 500 : 20_000, rate = smoke ? 100 : 200, seconds = smoke ? 2 : 15] = sizes;
 const mongoBase = process.env.TOLLGATE_MONGO_URL ?? 'mongodb://127.0.0.1:27017';
 const logger = createLogger({ service: 'audit-bench', level: 'warn' });
 

@@ -7,7 +7,8 @@
  *
  * Two runs: with the default coalescing window (50 ms, at most one rebuild per tenant per
  * window) and with none. Run: `npx tsx services/policy/bench/propagation.bench.ts` (after
- * `pnpm build`). `BENCH_APPLIES` sets the applies per run (default 200). Reports, asserts nothing.
+ * `pnpm build`). `BENCH_APPLIES` sets the applies per run (default 200; `--smoke`, for CI: 10).
+ * Reports, asserts nothing.
  */
 import { performance } from 'node:perf_hooks';
 import { Server } from '@grpc/grpc-js';
@@ -22,7 +23,8 @@ import { connectTestBus } from '../../../test/support/bus.js';
 
 const NATS_URL = process.env.TOLLGATE_NATS_URL ?? 'nats://127.0.0.1:4222';
 const MONGO_URL = process.env.TOLLGATE_MONGO_URL ?? 'mongodb://127.0.0.1:27017';
-const APPLIES = Number(process.env.BENCH_APPLIES ?? 200);
+const SMOKE = process.argv.includes('--smoke') || process.env.BENCH_SMOKE === '1';
+const APPLIES = Number(process.env.BENCH_APPLIES ?? (SMOKE ? 10 : 200));
 const ROLES = ['support', 'order_ops', 'finance', 'analyst'];
 
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;

@@ -9,7 +9,7 @@
  * 3. Apply → KV again with those 10,000 resources stored.
  *
  * Run: `npx tsx services/registry/bench/registry.bench.ts` (after `pnpm build`); BENCH_APPLIES
- * and BENCH_RESOURCES scale it down. It reports, it asserts nothing: numbers depend on the
+ * and BENCH_RESOURCES scale it down (`--smoke`, for CI: 20 applies, 300 resources). It reports, it asserts nothing: numbers depend on the
  * machine and its load.
  */
 import { loadavg } from 'node:os';
@@ -44,9 +44,10 @@ import { connectTestBus } from '../../../test/support/bus.js';
 
 const NATS_URL = process.env.TOLLGATE_NATS_URL ?? 'nats://127.0.0.1:4222';
 const MONGO_URL = process.env.TOLLGATE_MONGO_URL ?? 'mongodb://127.0.0.1:27017';
-const APPLIES = Number(process.env.BENCH_APPLIES ?? 1_000);
-const RESOURCES = Number(process.env.BENCH_RESOURCES ?? 10_000);
-const LIST_CALLS = 200;
+const SMOKE = process.argv.includes('--smoke') || process.env.BENCH_SMOKE === '1';
+const APPLIES = Number(process.env.BENCH_APPLIES ?? (SMOKE ? 20 : 1_000));
+const RESOURCES = Number(process.env.BENCH_RESOURCES ?? (SMOKE ? 300 : 10_000));
+const LIST_CALLS = SMOKE ? 20 : 200;
 
 type Client = RpcClient<typeof RegistryService>;
 
@@ -215,7 +216,10 @@ const big: Principal = { tenant: `bench-b-${run}`, agent: 'operator', environmen
 const names = Array.from({ length: RESOURCES }, (_, i) => `res_${String(i).padStart(5, '0')}`);
 const imported = performance.now();
 const records: VersionRecord[] = names.map((name, i) => {
-  const resource = validResource(descriptor(big.tenant, name, `imported ${name}`, labelsOf(i)));
+  const resource = validResource(
+    descriptor(big.tenant, name, `imported ${name}`, labelsOf(i)),
+    connectors,
+  );
   return {
     tenant: big.tenant,
     environment: 'prod',

@@ -1,7 +1,8 @@
 /**
  * Micro-benchmark of the pure half of tool synthesis: synthesizing a 200-field resource,
  * compiling and using a cached validator, and recall over 10,000 resources. A runner, not a
- * test: it reports numbers and asserts nothing. Run: `npx tsx packages/connectors/elasticsearch/bench/synthesis.bench.ts`.
+ * test: it reports numbers and asserts nothing. Run: `npx tsx packages/connectors/elasticsearch/bench/synthesis.bench.ts`
+ * (`--smoke`, for CI: 20 runs of each).
  */
 import { pathToFileURL } from 'node:url';
 import { RecallIndex, compileToolValidator, estimateTokens, renderTool } from '@tollgate/core';
@@ -170,5 +171,7 @@ export function runSynthesisBench(options: { runs?: number } = {}): SynthesisBen
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.stdout.write(`${JSON.stringify(runSynthesisBench(), null, 2)}\n`);
+  const smoke = process.argv.includes('--smoke') || process.env['BENCH_SMOKE'] === '1';
+  const report = runSynthesisBench(smoke ? { runs: 20 } : {});
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }
