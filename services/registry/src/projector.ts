@@ -94,7 +94,9 @@ export class Projector {
   }
 
   /**
-   * Publishes `resource.changed` for one version. The event id is derived from the version, so
+   * Publishes `resource.changed` for one version, then records in the store that it was
+   * announced (the reconciler re-announces versions without that record, so a publish lost
+   * after the KV write is not lost for good). The event id is derived from the version, so
    * announcing a version twice (a retry, the reconciler) is stored once by JetStream's
    * duplicate window and recognisable by consumers afterwards.
    */
@@ -118,6 +120,7 @@ export class Projector {
       changeEventId(record),
     );
     await publishEnvelope(this.#events, event);
+    await this.#store.recordAnnounced(record);
   }
 }
 

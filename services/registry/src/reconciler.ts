@@ -4,7 +4,7 @@ import type { Catalog } from './catalog.js';
 import { recordOf, stateOf } from './projection-value.js';
 import { desiredState, sameState } from './projector.js';
 import type { ProjectedState, Projector } from './projector.js';
-import { resourceId } from './scope.js';
+import { resourceId, versionId } from './scope.js';
 import type { ResourceRef } from './scope.js';
 import type { ResourceStore, VersionKey } from './store.js';
 
@@ -17,8 +17,10 @@ export interface ReconcileReport {
   resources: number;
   /** KV entries rewritten or removed to match the store. */
   repaired: number;
-  /** Resources whose projection failed (retried next pass). */
+  /** Resources whose projection or announcement failed (retried next pass). */
   failed: number;
+  /** Versions whose `resource.changed` had never been stored, announced by this pass. */
+  announced: number;
 }
 
 export interface ReconcilerOptions {
@@ -40,7 +42,8 @@ export interface ReconcilerOptions {
  * to the store's newest versions, then re-projects every resource whose KV entry is missing,
  * stale, or should be gone, announcing the versions it had to project. Passes run at start-up and every
  * `intervalMs`, so a projection lost to a NATS outage or a crash after the store write
- * converges.
+ * converges; a version whose projection landed but whose `resource.changed` publish failed is
+ * announced by the next pass (the store records each version's announcement).
  */
 export class Reconciler {
   readonly #o: ReconcilerOptions;
@@ -50,6 +53,8 @@ export class Reconciler {
   readonly #refreshing = new Set<string>();
   /** Changes seen before the catalog was loaded that need a read of the store. */
   readonly #deferred = new Set<ResourceRef>();
+  /** Ids of current versions known to be announced (so a pass asks the store only about new ones). */
+  #announced = new Set<string>();
   #watch: BucketWatch | undefined;
   #timer: NodeJS.Timeout | undefined;
   #pass: Promise<ReconcileReport> | undefined;
@@ -138,13 +143,57 @@ export class Reconciler {
         );
       }
     });
-    if (repaired > 0 || failed > 0) {
+    const announced = await this.#announceMissed(newest, (ref) => {
+      failed += 1;
+      this.#o.logger.error(
+        { resource: resourceId(ref) },
+        'reconciler could not announce a resource',
+      );
+    });
+    if (repaired > 0 || failed > 0 || announced > 0) {
       this.#o.logger.warn(
-        { repaired, failed, resources: newest.size },
+        { repaired, failed, announced, resources: newest.size },
         'reconciler repaired the resource projection',
       );
     }
-    return { resources: newest.size, repaired, failed };
+    return { resources: newest.size, repaired, failed, announced };
+  }
+
+  /**
+   * Announces every current version whose announcement the store has no record of (its
+   * publish failed after the KV write, or its instance died in between). Only the current
+   * version matters: consumers read the resource from KV, the event says that it changed.
+   */
+  async #announceMissed(
+    newest: Map<string, VersionKey>,
+    onFailure: (ref: ResourceRef) => void,
+  ): Promise<number> {
+    const current = new Set([...newest.values()].map((key) => versionId(key, key.version)));
+    this.#announced = new Set([...this.#announced].filter((id) => current.has(id)));
+    const unknown = [...newest.values()].filter(
+      (key) => !this.#announced.has(versionId(key, key.version)),
+    );
+    const missed = new Set(
+      (await this.#o.store.unannounced(unknown)).map((key) => versionId(key, key.version)),
+    );
+    for (const key of unknown)
+      if (!missed.has(versionId(key, key.version)))
+        this.#announced.add(versionId(key, key.version));
+    let announced = 0;
+    const due = unknown.filter((key) => missed.has(versionId(key, key.version)));
+    await pool(due, this.#o.concurrency ?? 8, async (key) => {
+      const record = this.#o.catalog.get(resourceId(key));
+      // A newer version arrived meanwhile: its own announcement covers the change.
+      if (record === undefined || record.version !== key.version) return;
+      try {
+        await this.#o.projector.announce(record);
+        this.#announced.add(versionId(key, key.version));
+        announced += 1;
+      } catch {
+        onFailure(key);
+      }
+    });
+    return announced;
   }
 
   /**

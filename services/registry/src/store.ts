@@ -7,7 +7,16 @@ import { resourceId, versionId } from './scope.js';
 import type { ResourceRef } from './scope.js';
 
 /** Collection names of the registry. */
-export const COLLECTIONS = { versions: 'resource_versions' } as const;
+export const COLLECTIONS = {
+  versions: 'resource_versions',
+  announcements: 'resource_announcements',
+} as const;
+
+/** A version whose `resource.changed` JetStream stored: written once, after the publish. */
+interface AnnouncementDocument {
+  _id: string;
+  at: Date;
+}
 
 const FETCH_BATCH = 1000;
 
@@ -36,11 +45,13 @@ export interface VersionKey extends ResourceRef {
  */
 export class ResourceStore {
   readonly #versions: Collection<VersionDocument>;
+  readonly #announcements: Collection<AnnouncementDocument>;
   readonly #db: Db;
 
   constructor(db: Db) {
     this.#db = db;
     this.#versions = db.collection<VersionDocument>(COLLECTIONS.versions);
+    this.#announcements = db.collection<AnnouncementDocument>(COLLECTIONS.announcements);
   }
 
   static readonly indexes: IndexPlan = {
@@ -125,5 +136,28 @@ export class ResourceStore {
       records.push(...docs.map((doc) => fromVersionDocument(doc)));
     }
     return records;
+  }
+
+  /**
+   * Records that `resource.changed` of a version was stored on JetStream. Like versions, an
+   * announcement is one insert and never changes (recording it twice is a no-op).
+   */
+  async recordAnnounced(key: VersionKey): Promise<void> {
+    await insertNew(this.#announcements, { _id: versionId(key, key.version), at: new Date() });
+  }
+
+  /** Those of `keys` whose announcement was never recorded, in a few queries. */
+  async unannounced(keys: VersionKey[]): Promise<VersionKey[]> {
+    const missing: VersionKey[] = [];
+    for (let i = 0; i < keys.length; i += FETCH_BATCH) {
+      const batch = keys.slice(i, i + FETCH_BATCH);
+      const ids = batch.map((key) => versionId(key, key.version));
+      const found = await this.#announcements
+        .find({ _id: { $in: ids } }, { projection: { _id: 1 } })
+        .toArray();
+      const announced = new Set(found.map((doc) => doc._id));
+      missing.push(...batch.filter((key) => !announced.has(versionId(key, key.version))));
+    }
+    return missing;
   }
 }

@@ -192,6 +192,57 @@ describe('projection', () => {
     await eventually(() => eventsOf(tenant).find((e) => e?.version === 1), 10_000);
   });
 
+  it('projection - a change whose resource.changed publish failed after its KV write is announced by the next pass', async () => {
+    const tenant = uniqueTenant();
+    const store = new ResourceStore(h.mongo.db);
+    /** JetStream refuses the event (a NATS outage between the KV write and the publish). */
+    class RefusingPublisher extends EventPublisher {
+      override publish(): never {
+        throw new Error('TIMEOUT: JetStream did not acknowledge the publish');
+      }
+    }
+    const projector = new Projector({
+      kv: h.parts.kv,
+      events: new RefusingPublisher(h.nc),
+      store,
+    });
+    const isolated = new Registry({
+      store,
+      catalog: new Catalog(),
+      changes: announceChanges(projector, createLogger({ service: 't', level: 'silent' })),
+      credentialNamespaces: UNRESTRICTED_CREDENTIAL_NAMESPACES,
+      kinds: resourceKinds,
+    });
+    const { record } = await isolated.apply(
+      operator(tenant),
+      resourceDescriptor(tenant, 'es_orders'),
+    );
+    // The projection landed, the announcement did not.
+    expect((await published(tenant, 'es_orders'))?.version).toBe(1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(eventsOf(tenant)).toEqual([]);
+
+    const pass = await eventually(async () => {
+      const report = await h.parts.reconciler.runOnce();
+      return eventsOf(tenant).length > 0 ? report : undefined;
+    }, 10_000);
+    expect(pass.repaired).toBe(0);
+    const [event] = eventsOf(tenant);
+    expect(event).toMatchObject({
+      tenant,
+      name: 'es_orders',
+      version: 1,
+      contentHash: record.hash,
+    });
+    // Announced once: the next passes find it recorded and publish nothing more.
+    await h.parts.reconciler.runOnce();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(eventsOf(tenant)).toHaveLength(1);
+    expect(
+      await store.unannounced([{ tenant, environment: 'prod', name: 'es_orders', version: 1 }]),
+    ).toEqual([]);
+  });
+
   it('projection - at start-up a version whose projection was lost (its instance died) is listed and projected', async () => {
     const tenant = uniqueTenant();
     const { record } = await h.parts.registry.apply(
