@@ -62,14 +62,15 @@ export interface CallOptions {
   sessionId?: string;
   /** Required for writes; reuse it when retrying the same write. */
   idempotencyKey?: string;
-  /** Budget of the whole call, ms (default: the client's `timeoutMs`). */
+  /**
+   * Budget of the whole call, ms (default: the client's `timeoutMs`): the answer — a result, or
+   * a retryable error when the executor is gone — arrives within it (the executor keeps a
+   * reserve of its budget for recording and replying).
+   */
   timeoutMs?: number;
   /** Call id (UUID) to use; default a fresh one. */
   callId?: string;
 }
-
-/** Margin on top of a call's own budget before the client stops waiting for the reply. */
-const REPLY_GRACE_MS = 2_000;
 
 /**
  * The agent-side client of Tollgate's data plane: lists the tools this principal may use,
@@ -203,7 +204,7 @@ export class TollgateClient {
         schema: CallRequestSchema,
         message: request,
         replySchema: CallResultSchema,
-        timeoutMs: timeoutMs + REPLY_GRACE_MS,
+        timeoutMs,
         attributes: { 'tollgate.tool': definition.name, 'tollgate.call_id': callId },
       });
       read = readCallResult(reply, callId);

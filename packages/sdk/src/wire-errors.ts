@@ -13,6 +13,7 @@ import type {
   ErrorDetail as ProtoDetail,
 } from '@tollgate/contracts/common/v1';
 import { RpcStatus, isRpcError } from '@tollgate/contracts';
+import { isCallSubject } from '@tollgate/contracts/bus';
 import type { ErrorCategory, ErrorCode, ErrorDetail } from '@tollgate/core';
 import { isErrorCategory, isErrorCode, toolCallError } from './errors.js';
 import type { ToolCallError } from './errors.js';
@@ -91,23 +92,36 @@ function toDetail(item: unknown): ErrorDetail[] {
 }
 
 /**
- * A NATS request failure: nobody listening or no reply in time is retryable (the service may
- * be restarting); a closed connection too. Anything else is internal.
+ * A NATS request failure. Nobody listening, or no reply in time, means a Tollgate service is
+ * missing — for a call, the executor of its kind is not running or stopped mid-call (its own
+ * deadline answers before the client's, so silence is never a slow upstream): retryable
+ * SERVICE_UNAVAILABLE. A closed connection is retryable too; anything else is internal.
  */
 export function errorFromTransport(
   err: unknown,
   subject: string,
   timeoutMs: number,
 ): ToolCallError {
+  const call = isCallSubject(subject);
   if (isNoResponders(err)) {
     return toolCallError(
-      { code: 'UPSTREAM_UNAVAILABLE', message: `no Tollgate service is answering on ${subject}` },
+      {
+        code: 'SERVICE_UNAVAILABLE',
+        message: call
+          ? `no Tollgate executor is running for ${subject}: the call was not sent to the upstream; try again once an executor is up`
+          : `no Tollgate service is answering on ${subject}`,
+      },
       { cause: err },
     );
   }
   if (err instanceof natsErrors.TimeoutError || causeIs(err, natsErrors.TimeoutError)) {
     return toolCallError(
-      { code: 'UPSTREAM_TIMEOUT', message: `no reply on ${subject} within ${timeoutMs} ms` },
+      {
+        code: 'SERVICE_UNAVAILABLE',
+        message: call
+          ? `the Tollgate executor did not answer on ${subject} within ${timeoutMs} ms (it stopped or lost its connection mid-call): the call may have run; fetch its result by call id, or retry a write with the same idempotency key`
+          : `no reply on ${subject} within ${timeoutMs} ms`,
+      },
       { cause: err },
     );
   }

@@ -128,19 +128,45 @@ describe('errors - proto, transport and gRPC', () => {
   });
 
   it.each([
-    ['no responders', new natsErrors.NoRespondersError('s'), 'UPSTREAM_UNAVAILABLE'],
+    ['no responders', new natsErrors.NoRespondersError('s'), 'SERVICE_UNAVAILABLE'],
     [
       'request error caused by no responders',
       new natsErrors.RequestError('x', { cause: new natsErrors.NoRespondersError('s') }),
-      'UPSTREAM_UNAVAILABLE',
+      'SERVICE_UNAVAILABLE',
     ],
-    ['timeout', new natsErrors.TimeoutError(), 'UPSTREAM_TIMEOUT'],
+    ['timeout', new natsErrors.TimeoutError(), 'SERVICE_UNAVAILABLE'],
     ['closed connection', new natsErrors.ClosedConnectionError(), 'UPSTREAM_UNAVAILABLE'],
   ])('errors - NATS %s is retryable', (_name, cause, code) => {
     const err = errorFromTransport(cause, 'tollgate.v1.call.es.orders', 100);
     expect(err).toBeInstanceOf(RetryableError);
     expect(err.code).toBe(code);
     expect(err.cause).toBe(cause);
+  });
+
+  it('errors - on a call subject, silence names the executor, never the upstream', () => {
+    const nobody = errorFromTransport(
+      new natsErrors.NoRespondersError('s'),
+      'tollgate.v1.call.elasticsearch.orders',
+      100,
+    );
+    expect(nobody.message).toMatch(/^no Tollgate executor is running for tollgate\.v1\.call\./);
+    expect(nobody.message).toContain('was not sent to the upstream');
+    const silent = errorFromTransport(
+      new natsErrors.TimeoutError(),
+      'tollgate.v1.call.elasticsearch.orders',
+      8_000,
+    );
+    expect(silent.message).toContain('executor did not answer');
+    expect(silent.message).toContain('within 8000 ms');
+    expect(silent.message).not.toMatch(/upstream/i);
+    const listing = errorFromTransport(
+      new natsErrors.NoRespondersError('s'),
+      'tollgate.v1.svc.synthesizer.list_tools',
+      100,
+    );
+    expect(listing.message).toBe(
+      'no Tollgate service is answering on tollgate.v1.svc.synthesizer.list_tools',
+    );
   });
 
   it('errors - gRPC failures keep the stable code from trailers, else derive one from the status', () => {

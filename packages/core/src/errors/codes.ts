@@ -34,6 +34,12 @@ export const ErrorCodes = {
   APPROVAL_EXPIRED: 'needs_human',
   WRITE_OUTCOME_UNKNOWN: 'needs_human',
   RATE_LIMITED: 'retryable',
+  /**
+   * Tollgate's own service for the request is missing: no executor serves the call's subject,
+   * or the executor never answered within the call's budget (it stopped mid-call). The
+   * upstream is not at fault; a write retried with the same idempotency key runs at most once.
+   */
+  SERVICE_UNAVAILABLE: 'retryable',
   UPSTREAM_UNAVAILABLE: 'retryable',
   UPSTREAM_TIMEOUT: 'retryable',
   UPSTREAM_REJECTED: 'fix_arguments',

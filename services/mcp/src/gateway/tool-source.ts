@@ -83,7 +83,6 @@ export interface ToolSource {
 }
 
 const LIST_TIMEOUT_MS = 10_000;
-const REPLY_GRACE_MS = 2_000;
 
 export class BusToolSource implements ToolSource {
   readonly #nc: NatsConnection;
@@ -122,7 +121,9 @@ export class BusToolSource implements ToolSource {
       input.tool.callSubject,
       toBinary(CallRequestSchema, body),
       token,
-      input.timeoutMs + REPLY_GRACE_MS,
+      // The executor answers within the budget (it keeps a reserve for replying): silence
+      // past it means the executor is gone, not a slow upstream.
+      input.timeoutMs,
     );
     return outcomeOf(fromBinary(CallResultSchema, reply));
   }
@@ -146,9 +147,10 @@ export class BusToolSource implements ToolSource {
         headers: { authorization: `Bearer ${token}` },
       });
     } catch (err) {
+      const nobody = (err as { code?: string }).code === '503';
       throw new TollgateError(
-        (err as { code?: string }).code === '503' ? 'UPSTREAM_UNAVAILABLE' : 'UPSTREAM_TIMEOUT',
-        `Tollgate did not answer on ${subject.replace(/^tollgate\.v1\./, '')}; try again shortly.`,
+        'SERVICE_UNAVAILABLE',
+        `Tollgate ${nobody ? 'has no service running for' : 'did not answer on'} ${subject.replace(/^tollgate\.v1\./, '')}; try again shortly.`,
         { cause: err },
       );
     }

@@ -1,0 +1,138 @@
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subjects } from '@tollgate/kit';
+import { RetryableError, TollgateClient } from '@tollgate/sdk';
+import type { Tool } from '@tollgate/sdk';
+import { ordersResource, seedOrders } from '../fixtures/orders.js';
+import { startService } from '../support/process.js';
+import type { RunningService } from '../support/process.js';
+import { startAuthCallout } from '../support/bus.js';
+import {
+  ES_URL,
+  ORDERS_INDEX,
+  startHarness,
+} from '../../services/executor/test/support/harness.js';
+import type { Harness } from '../../services/executor/test/support/harness.js';
+import { startEsProxy } from '../security/support/es-proxy.js';
+import type { EsProxy } from '../security/support/es-proxy.js';
+
+// The executor runs as a real process (ports 31000-31099 of this suite), so it can be SIGKILLed.
+const EXECUTOR_GRPC = '127.0.0.1:31011';
+
+let h: Harness;
+let proxy: EsProxy;
+let issuersFile: string;
+let callout: Awaited<ReturnType<typeof startAuthCallout>>;
+let client: TollgateClient;
+
+const search: Tool = {
+  name: 'es_orders_search',
+  description: 'orders',
+  version: '',
+  resource: 'es_orders',
+  resourceVersion: 1,
+  resourceKind: 'elasticsearch',
+  operation: 'search',
+  inputSchema: {},
+  format: 'json_schema',
+  rendering: {},
+  callSubject: subjects.call('elasticsearch', 'es_orders'),
+};
+const byId = { filters: [{ field: 'id', op: 'eq', value: '12345' }] };
+
+function startExecutorProcess(): RunningService {
+  return startService('executor', {
+    ...h.nats.env,
+    TOLLGATE_TRUSTED_ISSUERS_FILE: issuersFile,
+    TOLLGATE_EXECUTOR_GRPC_ADDR: EXECUTOR_GRPC,
+    TOLLGATE_CREDENTIAL_NAMESPACES: 'unrestricted',
+    TOLLGATE_CURSOR_KEY: 'executor-death-test',
+    TOLLGATE_EXECUTOR_ACCEPT_AFTER_MS: '0',
+  });
+}
+
+async function killed(service: RunningService): Promise<void> {
+  service.child.kill('SIGKILL');
+  await service.exited;
+}
+
+beforeAll(async () => {
+  h = await startHarness({ noExecutor: true });
+  await seedOrders(h.es, ORDERS_INDEX);
+  proxy = await startEsProxy(ES_URL);
+  const orders = {
+    descriptor: ordersResource({ endpoint: proxy.url, index: ORDERS_INDEX, timeoutMs: 20_000 }),
+    version: 1,
+  };
+  await h.publishResource(orders.descriptor, orders.version);
+  await h.publishBundle([orders], 1);
+  issuersFile = join(tmpdir(), `executor-death-issuer-${process.pid}.json`);
+  await writeFile(issuersFile, JSON.stringify(h.keys), { mode: 0o600 });
+  callout = await startAuthCallout(h.nats.url, h.nats.credentialsDir, issuersFile);
+  client = await TollgateClient.connect({
+    natsUrl: h.nats.url,
+    token: await h.token('support_bot'),
+    timeoutMs: 10_000,
+  });
+});
+afterAll(async () => {
+  await client?.close();
+  await callout?.stop();
+  await h?.stop();
+  await proxy?.close();
+});
+
+describe('faults - the executor dies', () => {
+  it('faults - a call in flight when the executor is SIGKILLed answers SERVICE_UNAVAILABLE within its timeoutMs', async () => {
+    const executor = startExecutorProcess();
+    try {
+      await executor.waitForLog((line) => line['msg'] === 'ready', 30_000);
+      const warm = await client.call(search, byId, { timeoutMs: 8_000 });
+      expect(warm.status).toBe('ok');
+
+      proxy.delay = () => 30_000;
+      const budget = 4_000;
+      const started = Date.now();
+      const inFlight = client.call(search, byId, { timeoutMs: budget }).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 500));
+      await killed(executor);
+      const err = await inFlight;
+      const elapsed = Date.now() - started;
+      expect(err).toBeInstanceOf(RetryableError);
+      expect(err).toMatchObject({ code: 'SERVICE_UNAVAILABLE', category: 'retryable' });
+      expect((err as Error).message).toContain('executor did not answer');
+      // Within the budget the caller gave (plus scheduling slack), not budget + a grace period.
+      expect(elapsed).toBeLessThan(budget + 400);
+    } finally {
+      proxy.delay = () => 0;
+      if (executor.child.exitCode === null && executor.child.signalCode === null)
+        await killed(executor);
+    }
+  });
+
+  it('faults - with no executor running a call fails at once with SERVICE_UNAVAILABLE naming the executor, and the upstream is untouched', async () => {
+    const before = proxy.requests.length;
+    const started = Date.now();
+    const err = await client.call(search, byId, { timeoutMs: 8_000 }).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(err).toBeInstanceOf(RetryableError);
+    expect(err).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect((err as Error).message).toMatch(
+      /^no Tollgate executor is running for tollgate\.v1\.call\.elasticsearch\.es_orders/,
+    );
+    expect(proxy.requests.length).toBe(before);
+  });
+
+  it('faults - a restarted executor serves the same caller again', async () => {
+    const executor = startExecutorProcess();
+    try {
+      await executor.waitForLog((line) => line['msg'] === 'ready', 30_000);
+      const answer = await client.call(search, byId, { timeoutMs: 8_000 });
+      expect(answer.status).toBe('ok');
+    } finally {
+      await killed(executor);
+    }
+  });
+});
