@@ -289,3 +289,7 @@ export {
   withDefaultFields,
 } from './memory/saved-query-tool.js';
 export type { SavedQueryOrigin, SavedQueryToolDefinition } from './memory/saved-query-tool.js';
+export { findInjection } from './screen/instructions.js';
+export type { InstructionContext } from './screen/instructions.js';
+export { screenForms } from './screen/normalise.js';
+export type { ScreenForms } from './screen/normalise.js';

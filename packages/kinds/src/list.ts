@@ -4,5 +4,6 @@
  */
 import type { Connector } from '@tollgate/core';
 import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
+import { mcpConnector } from '@tollgate/connector-mcp';
 
-export const resourceConnectors: readonly Connector[] = [elasticsearchConnector];
+export const resourceConnectors: readonly Connector[] = [elasticsearchConnector, mcpConnector];

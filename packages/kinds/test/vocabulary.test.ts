@@ -27,6 +27,10 @@ const WORDS: Record<string, { folder: string; words: string[] }> = {
       "'keyword'",
     ],
   },
+  mcp: {
+    folder: 'packages/connectors/mcp/',
+    words: ['bwrap', 'bubblewrap', 'prlimit', 'rug pull', 'McpSpec', 'pinTools', 'sandboxed'],
+  },
 };
 
 /** The only product file allowed to name every kind: the list itself. */

@@ -10,7 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { CORPUS_FILES, loadCorpus, scoreScreen } from '../corpus/evaluate.js';
 import type { CorpusRow, ScreenScore } from '../corpus/evaluate.js';
-import { findInjection } from '../src/screen/instructions.js';
+import { findInjection } from '@tollgate/core';
 import { secretReason } from '../src/screen/secrets.js';
 
 const smoke = process.argv.includes('--smoke') || process.env['TOLLGATE_BENCH_SMOKE'] === '1';

@@ -9,7 +9,7 @@ export { Memory } from './memory.js';
 export type { MemoryDeps, RecallResult } from './memory.js';
 export { Learner } from './learning/learner.js';
 export type { CompletedCall, Lesson } from './learning/learner.js';
-export { findInjection } from './screen/instructions.js';
+export { findInjection } from '@tollgate/core';
 export { redactSecrets, secretReason } from './screen/secrets.js';
 export { argumentShape, proposeSavedQuery } from './learning/shape.js';
 export { Reviewers, reviewRefusal } from './access/review.js';

@@ -18,7 +18,7 @@ import { decayedScore } from './learning/decay.js';
 import { Learner } from './learning/learner.js';
 import { PreferenceBook } from './preferences/preference-book.js';
 import { isTypedKind } from './preferences/typed-facts.js';
-import { findInjection } from './screen/instructions.js';
+import { findInjection } from '@tollgate/core';
 import { secretReason } from './screen/secrets.js';
 import type { ProjectionHook } from './projection/hook.js';
 import { rankMemory } from './recall.js';

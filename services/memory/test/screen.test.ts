@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findInjection } from '../src/screen/instructions.js';
+import { findInjection } from '@tollgate/core';
 import { findSecretValues, redactSecrets, secretReason } from '../src/screen/secrets.js';
 
 describe('screen - injection', () => {

@@ -10,7 +10,7 @@ import type { CandidateBook } from './candidates.js';
 import { countUse } from './decay.js';
 import type { UsageSignal } from './decay.js';
 import type { DerivedFact, PreferenceBook } from '../preferences/preference-book.js';
-import { findInjection } from '../screen/instructions.js';
+import { findInjection } from '@tollgate/core';
 import { secretReason } from '../screen/secrets.js';
 import { argumentShape, proposeSavedQuery, valueDigest } from './shape.js';
 import type { ArgumentShape, ShapeUse } from './shape.js';

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '@tollgate/core';
 import { readRecordedSession } from '../sessions/recorded-calls.js';
 import type { RecordedCall } from '../sessions/recorded-calls.js';
-import { findInjection } from '../screen/instructions.js';
+import { findInjection } from '@tollgate/core';
 import { findSecretValues, pointerJoin } from '../screen/secrets.js';
 import { argumentShape, jsonType, setAt } from './shape.js';
 import type { ArgumentShape, Slot } from './shape.js';

@@ -18,7 +18,7 @@ import type { ProjectionHook } from '../projection/hook.js';
 import { canSee } from '../access/review.js';
 import type { Caller, Reviewers } from '../access/review.js';
 import { listScope, useScope, writeOwner } from '../access/scope.js';
-import { findInjection } from '../screen/instructions.js';
+import { findInjection } from '@tollgate/core';
 import { claimTransition, contentionPause } from '../store/claims.js';
 import { isDuplicateKey } from '@tollgate/kit';
 import { findPage } from '../store/paging.js';

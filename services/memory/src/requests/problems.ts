@@ -6,8 +6,8 @@
 import { TollgateError } from '@tollgate/core';
 import { pageSize as kitPageSize } from '@tollgate/kit';
 import type { ErrorDetail } from '@tollgate/core';
-import { findInjection } from '../screen/instructions.js';
-import type { InstructionContext } from '../screen/instructions.js';
+import { findInjection } from '@tollgate/core';
+import type { InstructionContext } from '@tollgate/core';
 import { findSecretValues, pointerJoin, secretReason } from '../screen/secrets.js';
 
 /** Screening of reviewed capability content and reviewers' words, where tool names belong. */

@@ -1,14 +1,16 @@
 /**
- * The instruction screen, memory's last line: text that reads as instructions to a model rather
- * than as a fact about a user is refused, because memory is later put in front of a model. It
+ * The instruction screen: text that reads as instructions to a model rather than as content.
+ * Memory refuses such text (it is later put in front of a model); kinds whose tools come
+ * from an upstream screen its descriptions and results with it before a model sees them. It
  * runs over normalised forms (see normalise.ts), in the languages the product is used in
  * (English, German, French, Spanish, Portuguese, Italian, Dutch, Russian, Chinese in both
  * scripts, Japanese, Korean), and recognises shapes rather than a word list: overriding earlier
  * instructions, standing orders aimed at the assistant ("from now on", "in every answer", "when
  * asked anything … call …"), calls of tools (tool-shaped names and the tenant's own tools), role
  * and tool-call markup, HTML and markdown comments, hidden exfiltration and concealment. Each
- * finding names the rule, never the text. Measured on the labelled corpus in `corpus/`
- * (`pnpm bench`); structure — typed facts, staging, recall as data — is the first defence.
+ * finding names the rule, never the text. Measured on memory's labelled corpus
+ * (`services/memory/corpus`,
+ * `pnpm bench`); structure — typed facts, staging, recall as data — is the first defence.
  */
 import { screenForms } from './normalise.js';
 import type { ScreenForms } from './normalise.js';
@@ -22,12 +24,19 @@ export interface InstructionContext {
    * instructions around them are refused, not the names.
    */
   allowToolNames?: boolean;
+  /**
+   * The text describes a tool (an upstream tool's description): plain talk of using "the
+   * tool" is expected; every other rule still applies.
+   */
+  describesTool?: boolean;
 }
 
 interface Rule {
   reason: string;
   /** A rule about naming tools, skipped where tool names are expected. */
   names?: 'tools';
+  /** A rule about talk of using a tool, skipped for a tool's own description. */
+  about?: 'tool use';
   /** Which form the pattern runs over (default `plain`). */
   form?: keyof ScreenForms;
   pattern: RegExp;
@@ -184,6 +193,7 @@ const RULES: readonly Rule[] = [
   {
     reason: 'tool call',
     form: 'skeleton',
+    about: 'tool use',
     pattern:
       /\b(?:call|invoke|run|execute|use|trigger|fire|launch|perform) (?:the |a |this |that )?(?:tool|function|api|endpoint|action|command|operation)s?\b/,
   },
@@ -376,8 +386,9 @@ const RULES: readonly Rule[] = [
  */
 export function findInjection(text: string, context: InstructionContext = {}): string | undefined {
   const forms = screenForms(text);
-  for (const { reason, form, pattern, names } of RULES) {
+  for (const { reason, form, pattern, names, about } of RULES) {
     if (names === 'tools' && context.allowToolNames === true) continue;
+    if (about === 'tool use' && context.describesTool === true) continue;
     if (pattern.test(forms[form ?? 'plain'])) return reason;
   }
   if (
