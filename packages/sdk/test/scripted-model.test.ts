@@ -102,7 +102,7 @@ describe('registration - extraction', () => {
     const metadata = (properties.metadata as JsonObject).properties as JsonObject;
     expect(Object.keys(metadata)).not.toContain('tenant');
     expect(Object.keys(metadata)).not.toContain('environment');
-    const fieldType = JSON.stringify((properties.spec as JsonObject).properties);
+    const fieldType = JSON.stringify(properties.spec);
     expect(fieldType).toContain('"keyword"');
     expect(schema.additionalProperties).toBe(false);
   });

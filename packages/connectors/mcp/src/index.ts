@@ -22,7 +22,13 @@ export type { McpRequest } from './call/compile.js';
 export { executor } from './call/execute.js';
 export { MAX_ITEMS, shapeResult } from './call/shape.js';
 export type { McpResultData, ShapedItem } from './call/shape.js';
-export { discoverSchema, discoverTools, pinTools, readTools, toDiscoveredSchema } from './upstream/discover.js';
+export {
+  discoverSchema,
+  discoverTools,
+  pinTools,
+  readTools,
+  toDiscoveredSchema,
+} from './upstream/discover.js';
 export type { DiscoveredTool, DiscoveredTools } from './upstream/discover.js';
 export { SessionPool } from './upstream/pool.js';
 export { UpstreamSession } from './upstream/session.js';

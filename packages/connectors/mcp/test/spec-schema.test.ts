@@ -7,11 +7,7 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 
 describe('mcp spec schema', () => {
   it('schema - the committed spec schema matches src/kind/spec.ts (run `pnpm gen:schema` here)', async () => {
-    const generated = await generateKindSpecSchema(
-      root,
-      `${root}src/kind/spec.ts`,
-      'McpSpec',
-    );
+    const generated = await generateKindSpecSchema(root, `${root}src/kind/spec.ts`, 'McpSpec');
     expect(readFileSync(`${root}schema/spec.schema.json`, 'utf8')).toBe(generated);
   }, 60_000);
 });

@@ -30,17 +30,28 @@ const REPO = join(PACKAGE, '..', '..', '..');
 export const kinds = createKindRegistry([mcpConnector]);
 
 /** Folders the sandboxed servers read: their code and the installed packages. */
-export const CODE_PATHS = [HERE, join(PACKAGE, 'node_modules'), realpathSync(join(REPO, 'node_modules', '.pnpm'))];
+export const CODE_PATHS = [
+  HERE,
+  join(PACKAGE, 'node_modules'),
+  realpathSync(join(REPO, 'node_modules', '.pnpm')),
+];
 
 /** The command running an npm server's entry with this Node. */
 export function npmServer(name: string, args: string[] = []): McpCommand {
-  const entry = join(realpathSync(join(PACKAGE, 'node_modules', '@modelcontextprotocol', name)), 'dist', 'index.js');
+  const entry = join(
+    realpathSync(join(PACKAGE, 'node_modules', '@modelcontextprotocol', name)),
+    'dist',
+    'index.js',
+  );
   return { executable: process.execPath, args: [entry, ...args] };
 }
 
 /** The command running the hostile test upstream in one mode. */
 export function hostile(mode: string, ...args: string[]): McpCommand {
-  return { executable: process.execPath, args: [join(HERE, 'upstreams', 'hostile.mjs'), mode, ...args] };
+  return {
+    executable: process.execPath,
+    args: [join(HERE, 'upstreams', 'hostile.mjs'), mode, ...args],
+  };
 }
 
 export function scratch(prefix: string): string {
@@ -58,15 +69,28 @@ export function mcpResource(
   name: string,
   command: McpCommand,
   tools: Record<string, McpTool>,
-  options: { sandbox?: McpSandbox; fields?: McpSpec['schema']['fields']; readonly?: boolean; timeoutMs?: number } = {},
+  options: {
+    sandbox?: McpSandbox;
+    fields?: McpSpec['schema']['fields'];
+    readonly?: boolean;
+    timeoutMs?: number;
+  } = {},
 ): ResourceDescriptor<McpSpec> {
   return {
     apiVersion: 'tollgate.dev/v1',
     kind: 'Resource',
-    metadata: { name, tenant: 'team-a', environment: 'test', description: `The ${name} test server.` },
+    metadata: {
+      name,
+      tenant: 'team-a',
+      environment: 'test',
+      description: `The ${name} test server.`,
+    },
     spec: {
       type: 'mcp',
-      connection: { command, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) },
+      connection: {
+        command,
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      },
       sandbox: { readPaths: CODE_PATHS, ...options.sandbox },
       tools,
       schema: { fields: options.fields ?? {} },
@@ -83,7 +107,10 @@ export function validated(descriptor: ResourceDescriptor<McpSpec>, version = 1):
 }
 
 /** Discovers the upstream and pins the selected tools, as confirmation does. */
-export async function confirmed(descriptor: ResourceDescriptor<McpSpec>, version = 1): Promise<VersionedResource> {
+export async function confirmed(
+  descriptor: ResourceDescriptor<McpSpec>,
+  version = 1,
+): Promise<VersionedResource> {
   const discovered = await discoverTools(descriptor.spec, noCredentials);
   return validated({ ...descriptor, spec: pinTools(descriptor.spec, discovered) }, version);
 }
@@ -93,24 +120,55 @@ export function allArguments(resource: ResourceDescriptor<McpSpec>): McpSpec['sc
   const fields: McpSpec['schema']['fields'] = {};
   for (const [name, tool] of Object.entries(resource.spec.tools)) {
     const properties = (tool.definition?.inputSchema.properties ?? {}) as Record<string, unknown>;
-    for (const argument of Object.keys(properties)) fields[`${operationOf(name, tool)}.${argument}`] = { type: 'argument', filterable: true };
+    for (const argument of Object.keys(properties))
+      fields[`${operationOf(name, tool)}.${argument}`] = { type: 'argument', filterable: true };
   }
   return fields;
 }
 
 export function permissionsOf(resource: VersionedResource, roles = ['support']): PermissionSet {
-  const permissions = permissionsFromAccess(resource, { roles, agent: 'agent-1' }, mcpConnector.operations(resource));
+  const permissions = permissionsFromAccess(
+    resource,
+    { roles, agent: 'agent-1' },
+    mcpConnector.operations(resource),
+  );
   if (permissions === undefined) throw new Error('no access');
   return permissions;
 }
 
-export function toolsOf(resource: VersionedResource, permissions = permissionsOf(resource)): ToolDefinition[] {
+export function toolsOf(
+  resource: VersionedResource,
+  permissions = permissionsOf(resource),
+): ToolDefinition[] {
   return synthesizeTools(resource, permissions, mcpConnector);
 }
 
 /** compile → execute → shape, as the executor runs them. */
-export async function call(resource: VersionedResource, operation: string, args: unknown, permissions = permissionsOf(resource), maxBytes?: number) {
-  const request = mcpConnector.compile(operation, args, { descriptor: resource, permissions, principal: { tenant: 'team-a', agent: 'agent-1' } });
-  const upstream = await mcpConnector.execute(request, { descriptor: resource, credentials: noCredentials, backoffMs: 10 });
-  return { request, upstream, shaped: mcpConnector.shape(operation, upstream, { descriptor: resource, permissions, request, ...(maxBytes === undefined ? {} : { maxBytes }) }) };
+export async function call(
+  resource: VersionedResource,
+  operation: string,
+  args: unknown,
+  permissions = permissionsOf(resource),
+  maxBytes?: number,
+) {
+  const request = mcpConnector.compile(operation, args, {
+    descriptor: resource,
+    permissions,
+    principal: { tenant: 'team-a', agent: 'agent-1' },
+  });
+  const upstream = await mcpConnector.execute(request, {
+    descriptor: resource,
+    credentials: noCredentials,
+    backoffMs: 10,
+  });
+  return {
+    request,
+    upstream,
+    shaped: mcpConnector.shape(operation, upstream, {
+      descriptor: resource,
+      permissions,
+      request,
+      ...(maxBytes === undefined ? {} : { maxBytes }),
+    }),
+  };
 }

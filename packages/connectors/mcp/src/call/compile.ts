@@ -17,7 +17,13 @@ export interface McpRequest {
   pin: string;
 }
 
-type Check = ((value: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string; params?: Record<string, unknown> }> | null };
+type Check = ((value: unknown) => boolean) & {
+  errors?: Array<{
+    instancePath: string;
+    message?: string;
+    params?: Record<string, unknown>;
+  }> | null;
+};
 const checks = new Map<string, Check>();
 let ajv: ReturnType<typeof createStrictAjv> | undefined;
 
@@ -34,23 +40,40 @@ function checkFor(schema: JsonSchema): Check {
   return check;
 }
 
-export function compileRequest(operation: string, args: unknown, ctx: CompileContext): CompiledRequest<McpRequest> {
+export function compileRequest(
+  operation: string,
+  args: unknown,
+  ctx: CompileContext,
+): CompiledRequest<McpRequest> {
   const spec = mcpSpec(ctx.descriptor);
   const selected = toolOf(spec, operation);
   if (selected === undefined || selected.tool.pin === undefined) {
-    throw new TollgateError('UNKNOWN_TOOL', `${ctx.descriptor.metadata.name} has no pinned tool for operation ${operation}.`);
+    throw new TollgateError(
+      'UNKNOWN_TOOL',
+      `${ctx.descriptor.metadata.name} has no pinned tool for operation ${operation}.`,
+    );
   }
   const schema = argumentSchema(selected, spec, ctx.permissions);
   if (schema === undefined) {
-    throw new TollgateError('POLICY_DENIED', `This principal may not set the arguments ${operation} requires.`);
+    throw new TollgateError(
+      'POLICY_DENIED',
+      `This principal may not set the arguments ${operation} requires.`,
+    );
   }
   const check = checkFor(schema);
   if (!check(args)) {
     const details: ErrorDetail[] = (check.errors ?? []).slice(0, 20).map((e) => ({
       path: e.instancePath === '' ? '(arguments)' : e.instancePath.slice(1).replaceAll('/', '.'),
-      message: e.params?.additionalProperty !== undefined ? `unknown argument "${String(e.params.additionalProperty)}"` : (e.message ?? 'invalid'),
+      message:
+        e.params?.additionalProperty !== undefined
+          ? `unknown argument "${String(e.params.additionalProperty)}"`
+          : (e.message ?? 'invalid'),
     }));
-    throw new TollgateError('ARGUMENTS_INVALID', `The arguments of ${operation} do not match its schema.`, { details });
+    throw new TollgateError(
+      'ARGUMENTS_INVALID',
+      `The arguments of ${operation} do not match its schema.`,
+      { details },
+    );
   }
   const given = args as Record<string, unknown>;
   return {
@@ -60,6 +83,10 @@ export function compileRequest(operation: string, args: unknown, ctx: CompileCon
     timeoutMs: selected.tool.timeoutMs ?? spec.connection.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     idempotent: selected.tool.class === 'read',
     fields: [],
-    native: { tool: selected.upstream, arguments: { ...given, ...(selected.tool.fixed ?? {}) }, pin: selected.tool.pin },
+    native: {
+      tool: selected.upstream,
+      arguments: { ...given, ...(selected.tool.fixed ?? {}) },
+      pin: selected.tool.pin,
+    },
   };
 }

@@ -33,7 +33,9 @@ export interface McpResultData {
   withheld?: Array<{ item: number; reason: string }>;
 }
 
-type Validate = ((value: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string }> | null };
+type Validate = ((value: unknown) => boolean) & {
+  errors?: Array<{ instancePath: string; message?: string }> | null;
+};
 const outputChecks = new Map<string, Validate | 'invalid'>();
 let ajv: InstanceType<typeof Ajv2020> | undefined;
 
@@ -64,21 +66,38 @@ interface UpstreamContent {
   resource?: { uri?: unknown; mimeType?: unknown; text?: unknown; blob?: unknown };
 }
 
-export function shapeResult(operation: string, upstream: UpstreamResponse, ctx: ShapeContext): ShapedResult {
+export function shapeResult(
+  operation: string,
+  upstream: UpstreamResponse,
+  ctx: ShapeContext,
+): ShapedResult {
   const spec = mcpSpec(ctx.descriptor);
   const selected = toolOf(spec, operation);
   const resource = ctx.descriptor.metadata.name;
-  const body = (upstream.body ?? {}) as { content?: unknown; structuredContent?: unknown; isError?: unknown };
+  const body = (upstream.body ?? {}) as {
+    content?: unknown;
+    structuredContent?: unknown;
+    isError?: unknown;
+  };
   const items = Array.isArray(body.content) ? (body.content as UpstreamContent[]) : [];
   if (upstream.status === 422 || body.isError === true) {
     const first = items.find((item) => item.type === 'text' && typeof item.text === 'string');
     const text = typeof first?.text === 'string' ? first.text : '';
     const flagged = screenResultText(text);
-    throw new UpstreamError('UPSTREAM_REJECTED', `${selected?.upstream ?? operation} of ${resource} reported an error.`, {
-      attempts: upstream.attempts,
-      upstreamStatus: upstream.status,
-      details: [{ path: 'upstream', message: flagged === undefined ? clip(text, 300) : `(withheld: ${flagged})` }],
-    });
+    throw new UpstreamError(
+      'UPSTREAM_REJECTED',
+      `${selected?.upstream ?? operation} of ${resource} reported an error.`,
+      {
+        attempts: upstream.attempts,
+        upstreamStatus: upstream.status,
+        details: [
+          {
+            path: 'upstream',
+            message: flagged === undefined ? clip(text, 300) : `(withheld: ${flagged})`,
+          },
+        ],
+      },
+    );
   }
   const maxBytes = ctx.maxBytes ?? DEFAULT_MAX_BYTES;
   let budget = maxBytes - 400;
@@ -98,7 +117,9 @@ export function shapeResult(operation: string, upstream: UpstreamResponse, ctx: 
       if (reason !== undefined) {
         withheld.push({ item: index, reason });
         const note = `(withheld: the text reads as instructions to a model — ${reason})`;
-        content.push(shaped.type === 'text' ? { type: 'text', text: note } : { ...shaped, text: note });
+        content.push(
+          shaped.type === 'text' ? { type: 'text', text: note } : { ...shaped, text: note },
+        );
         continue;
       }
       const fitted = fitText(text, budget);
@@ -120,10 +141,20 @@ export function shapeResult(operation: string, upstream: UpstreamResponse, ctx: 
     if (outputSchema !== undefined) {
       const check = outputCheck(outputSchema as JsonObject);
       if (check === 'invalid' || !check(body.structuredContent)) {
-        throw new UpstreamError('UPSTREAM_BAD_RESPONSE', `${selected?.upstream ?? operation} of ${resource} answered with structured content that does not match its pinned output schema.`, {
-          attempts: upstream.attempts,
-          details: check === 'invalid' ? [] : (check.errors ?? []).slice(0, 5).map((e) => ({ path: e.instancePath || '(structuredContent)', message: e.message ?? 'invalid' })),
-        });
+        throw new UpstreamError(
+          'UPSTREAM_BAD_RESPONSE',
+          `${selected?.upstream ?? operation} of ${resource} answered with structured content that does not match its pinned output schema.`,
+          {
+            attempts: upstream.attempts,
+            details:
+              check === 'invalid'
+                ? []
+                : (check.errors ?? []).slice(0, 5).map((e) => ({
+                    path: e.instancePath || '(structuredContent)',
+                    message: e.message ?? 'invalid',
+                  })),
+          },
+        );
       }
     }
     const size = Buffer.byteLength(JSON.stringify(body.structuredContent ?? null), 'utf8');
@@ -149,11 +180,16 @@ function shapeItem(item: UpstreamContent): ShapedItem | undefined {
     case 'audio':
       return { type: item.type, ...mime(item.mimeType), bytes: base64Bytes(item.data) };
     case 'resource_link':
-      return { type: 'resource_link', uri: clip(String(item.uri ?? ''), 2000), ...(typeof item.name === 'string' ? { name: clip(item.name, 200) } : {}) };
+      return {
+        type: 'resource_link',
+        uri: clip(String(item.uri ?? ''), 2000),
+        ...(typeof item.name === 'string' ? { name: clip(item.name, 200) } : {}),
+      };
     case 'resource': {
       const r = item.resource ?? {};
       const uri = clip(String(r.uri ?? ''), 2000);
-      if (typeof r.text === 'string') return { type: 'resource', uri, ...mime(r.mimeType), text: r.text };
+      if (typeof r.text === 'string')
+        return { type: 'resource', uri, ...mime(r.mimeType), text: r.text };
       return { type: 'blob', ...mime(r.mimeType), bytes: base64Bytes(r.blob) };
     }
     default:
@@ -162,7 +198,11 @@ function shapeItem(item: UpstreamContent): ShapedItem | undefined {
 }
 
 /** Strings inside structured content are screened too; a flagged one is replaced. */
-function screenStructured(value: unknown, withheld: Array<{ item: number; reason: string }>, depth = 0): unknown {
+function screenStructured(
+  value: unknown,
+  withheld: Array<{ item: number; reason: string }>,
+  depth = 0,
+): unknown {
   if (typeof value === 'string') {
     const reason = screenResultText(value);
     if (reason === undefined) return value;
@@ -171,7 +211,9 @@ function screenStructured(value: unknown, withheld: Array<{ item: number; reason
   }
   if (depth > 32 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => screenStructured(v, withheld, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, screenStructured(v, withheld, depth + 1)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, screenStructured(v, withheld, depth + 1)]),
+  );
 }
 
 function mime(value: unknown): { mimeType?: string } {

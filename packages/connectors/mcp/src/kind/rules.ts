@@ -37,10 +37,14 @@ export function mcpRules(descriptor: unknown): DescriptorProblem[] {
   }
   if (hasCommand && connection?.credentialRef !== undefined) {
     problems.push(
-      problem('spec.connection.credentialRef', 'is the bearer token of a url; a command takes its secrets through command.env', {
-        expected: 'command.env',
-        found: 'credentialRef with command',
-      }),
+      problem(
+        'spec.connection.credentialRef',
+        'is the bearer token of a url; a command takes its secrets through command.env',
+        {
+          expected: 'command.env',
+          found: 'credentialRef with command',
+        },
+      ),
     );
   }
   const env = asRecord(asRecord(connection?.command)?.env) ?? {};
@@ -60,7 +64,8 @@ export function mcpRules(descriptor: unknown): DescriptorProblem[] {
     if (!isOperationName(operation)) {
       problems.push(
         problem(joinPath(at, 'operation'), `"${operation}" cannot name an operation`, {
-          expected: 'a lowercase name that is not read, change, destroy, view_field or filter_field',
+          expected:
+            'a lowercase name that is not read, change, destroy, view_field or filter_field',
           found: operation,
         }),
       );
@@ -85,10 +90,14 @@ export function mcpRules(descriptor: unknown): DescriptorProblem[] {
     const properties = asRecord(asRecord(tool?.definition)?.inputSchema)?.properties;
     if (tool === undefined || argument === undefined) {
       problems.push(
-        problem(joinPath('spec.schema.fields', name), 'must name <operation>.<argument> of a selected tool', {
-          expected: `one of the operations ${[...seen.keys()].join(', ') || '(none)'}`,
-          found: name,
-        }),
+        problem(
+          joinPath('spec.schema.fields', name),
+          'must name <operation>.<argument> of a selected tool',
+          {
+            expected: `one of the operations ${[...seen.keys()].join(', ') || '(none)'}`,
+            found: name,
+          },
+        ),
       );
     } else if (tool.definition !== undefined && asRecord(properties)?.[argument] === undefined) {
       problems.push(
@@ -130,13 +139,19 @@ function pinProblems(
   }
   const siblings = names.filter((n) => n !== upstream);
   const flagged =
-    definition.description === undefined ? undefined : screenDescription(definition.description, siblings);
+    definition.description === undefined
+      ? undefined
+      : screenDescription(definition.description, siblings);
   if (flagged !== undefined && tool.override === undefined) {
     out.push(
-      problem(joinPath(joinPath(at, 'definition'), 'description'), `was flagged by the screen (${flagged}); selecting it needs an override`, {
-        expected: 'an override with reason and by, or leave the tool out',
-        found: flagged,
-      }),
+      problem(
+        joinPath(joinPath(at, 'definition'), 'description'),
+        `was flagged by the screen (${flagged}); selecting it needs an override`,
+        {
+          expected: 'an override with reason and by, or leave the tool out',
+          found: flagged,
+        },
+      ),
     );
   }
   const properties = asRecord(definition.inputSchema?.properties) ?? {};

@@ -70,7 +70,8 @@ export function offeredSchema(schema: unknown, depth = 0): JsonSchema {
   }
   const arrayLike = out.type === 'array' || (Array.isArray(out.type) && out.type.includes('array'));
   if (arrayLike) {
-    out.items = isObject(source.items) && depth < MAX_DEPTH ? offeredSchema(source.items, depth + 1) : {};
+    out.items =
+      isObject(source.items) && depth < MAX_DEPTH ? offeredSchema(source.items, depth + 1) : {};
   }
   pruneInapplicable(out);
   return out;
@@ -85,7 +86,8 @@ const BY_TYPE: Record<string, readonly string[]> = {
 
 /** Strict mode refuses keywords of a type the schema does not have; an untyped leaf has none. */
 function pruneInapplicable(out: JsonObject): void {
-  const declared = typeof out.type === 'string' ? [out.type] : Array.isArray(out.type) ? out.type : [];
+  const declared =
+    typeof out.type === 'string' ? [out.type] : Array.isArray(out.type) ? out.type : [];
   const types = new Set(declared.map((t) => (t === 'integer' ? 'number' : String(t))));
   for (const [type, keywords] of Object.entries(BY_TYPE)) {
     if (types.has(type)) continue;
@@ -99,7 +101,11 @@ function name_in(properties: JsonObject, name: string): boolean {
 
 function validType(value: unknown): boolean {
   if (typeof value === 'string') return TYPES.has(value);
-  return Array.isArray(value) && value.length > 0 && value.every((t) => typeof t === 'string' && TYPES.has(t));
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((t) => typeof t === 'string' && TYPES.has(t))
+  );
 }
 
 function validPattern(value: unknown): boolean {

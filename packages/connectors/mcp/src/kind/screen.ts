@@ -8,8 +8,9 @@
 import { findInjection } from '@tollgate/core';
 
 /** Characters that render as nothing (or reorder text) and have no place in a description. */
-// eslint-disable-next-line no-misleading-character-class -- it lists joiners and bidi controls on purpose
-const HIDDEN = /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff\u{e0000}-\u{e007f}]/u;
+const HIDDEN =
+  // eslint-disable-next-line no-misleading-character-class -- it lists joiners and bidi controls on purpose
+  /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff\u{e0000}-\u{e007f}]/u;
 
 const POISON: ReadonlyArray<{ reason: string; pattern: RegExp }> = [
   {

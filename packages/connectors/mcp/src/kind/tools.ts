@@ -90,12 +90,14 @@ export function offeredDescription(
   descriptor: ResourceDescriptor,
   siblings: readonly string[],
 ): string {
-  const about = descriptor.metadata.description ?? `Tools of the ${descriptor.metadata.name} server.`;
+  const about =
+    descriptor.metadata.description ?? `Tools of the ${descriptor.metadata.name} server.`;
   const own = selected.tool.description;
   const upstream = selected.tool.definition?.description;
   let text: string;
   if (own !== undefined) text = own;
-  else if (upstream !== undefined && screenDescription(upstream, siblings) === undefined) text = upstream;
+  else if (upstream !== undefined && screenDescription(upstream, siblings) === undefined)
+    text = upstream;
   else text = `The upstream tool ${selected.upstream} (its own description is withheld).`;
   const effect =
     selected.tool.class === 'read'

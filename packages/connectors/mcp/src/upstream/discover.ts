@@ -7,7 +7,12 @@
  * a confirmation records.
  */
 import { noCapabilities } from '@tollgate/core';
-import type { CredentialResolver, DiscoveredField, DiscoveredSchema, DiscoveryWarning } from '@tollgate/core';
+import type {
+  CredentialResolver,
+  DiscoveredField,
+  DiscoveredSchema,
+  DiscoveryWarning,
+} from '@tollgate/core';
 import { definitionOf, diffDefinitions, pinOf } from '../kind/pin.js';
 import type { DefinitionChange, ListedTool } from '../kind/pin.js';
 import { screenDescription } from '../kind/screen.js';
@@ -40,19 +45,34 @@ export interface DiscoveredTools {
 }
 
 /** Connects, lists the tools and closes again. */
-export async function discoverTools(spec: McpSpec, credentials: CredentialResolver): Promise<DiscoveredTools> {
+export async function discoverTools(
+  spec: McpSpec,
+  credentials: CredentialResolver,
+): Promise<DiscoveredTools> {
   const { client } = await connect(spec, 'discovery', credentials);
   try {
-    const listed = (await client.listTools(undefined, { cacheMode: 'bypass', timeout: spec.connection.timeoutMs ?? 5000 })).tools as ListedTool[];
+    const listed = (
+      await client.listTools(undefined, {
+        cacheMode: 'bypass',
+        timeout: spec.connection.timeoutMs ?? 5000,
+      })
+    ).tools as ListedTool[];
     const info = client.getServerVersion();
-    return readTools(spec, listed, { name: info?.name ?? 'unknown', version: info?.version ?? 'unknown' });
+    return readTools(spec, listed, {
+      name: info?.name ?? 'unknown',
+      version: info?.version ?? 'unknown',
+    });
   } finally {
     await client.close().catch(() => undefined);
   }
 }
 
 /** The report for a listing (pure; discovery and tests share it). */
-export function readTools(spec: McpSpec, listed: readonly ListedTool[], server: DiscoveredTools['server']): DiscoveredTools {
+export function readTools(
+  spec: McpSpec,
+  listed: readonly ListedTool[],
+  server: DiscoveredTools['server'],
+): DiscoveredTools {
   const names = listed.map((tool) => tool.name);
   const tools = [...listed]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
@@ -61,7 +81,12 @@ export function readTools(spec: McpSpec, listed: readonly ListedTool[], server: 
       const declared: McpTool | undefined = spec.tools?.[tool.name];
       const pin = pinOf(tool.name, definition);
       const flagged =
-        tool.description === undefined ? undefined : screenDescription(tool.description, names.filter((n) => n !== tool.name));
+        tool.description === undefined
+          ? undefined
+          : screenDescription(
+              tool.description,
+              names.filter((n) => n !== tool.name),
+            );
       const a = tool.annotations ?? {};
       const out: DiscoveredTool = {
         name: tool.name,
@@ -77,12 +102,18 @@ export function readTools(spec: McpSpec, listed: readonly ListedTool[], server: 
         },
       };
       if (flagged !== undefined) out.flagged = flagged;
-      if (declared?.pin !== undefined && declared.definition !== undefined && declared.pin !== pin) {
+      if (
+        declared?.pin !== undefined &&
+        declared.definition !== undefined &&
+        declared.pin !== pin
+      ) {
         out.changed = diffDefinitions(declared.definition, definition);
       }
       return out;
     });
-  const missing = Object.keys(spec.tools ?? {}).filter((name) => !names.includes(name)).sort();
+  const missing = Object.keys(spec.tools ?? {})
+    .filter((name) => !names.includes(name))
+    .sort();
   return { server, tools, missing };
 }
 
@@ -90,7 +121,11 @@ export function readTools(spec: McpSpec, listed: readonly ListedTool[], server: 
  * The spec with every selected tool that has no pin yet pinned to its discovered definition.
  * Pinned tools keep their pin: a changed definition is only taken with `repin` naming it.
  */
-export function pinTools(spec: McpSpec, discovered: DiscoveredTools, repin: readonly string[] = []): McpSpec {
+export function pinTools(
+  spec: McpSpec,
+  discovered: DiscoveredTools,
+  repin: readonly string[] = [],
+): McpSpec {
   const byName = new Map(discovered.tools.map((tool) => [tool.name, tool]));
   const tools: Record<string, McpTool> = {};
   for (const [name, tool] of Object.entries(spec.tools)) {
@@ -122,7 +157,10 @@ export function toDiscoveredSchema(spec: McpSpec, discovered: DiscoveredTools): 
       });
     }
     if (!tool.selected) continue;
-    const properties = (tool.definition.inputSchema.properties ?? {}) as Record<string, { type?: unknown; description?: unknown }>;
+    const properties = (tool.definition.inputSchema.properties ?? {}) as Record<
+      string,
+      { type?: unknown; description?: unknown }
+    >;
     for (const [argument, schema] of Object.entries(properties)) {
       fields.push({
         path: `${tool.operation}.${argument}`,
@@ -131,12 +169,17 @@ export function toDiscoveredSchema(spec: McpSpec, discovered: DiscoveredTools): 
         supported: { ...noCapabilities(), filterable: true },
         suggested: { ...noCapabilities(), filterable: true },
         family: 'argument',
-        ...(typeof schema?.description === 'string' ? { notes: [schema.description.slice(0, 200)] } : {}),
+        ...(typeof schema?.description === 'string'
+          ? { notes: [schema.description.slice(0, 200)] }
+          : {}),
       });
     }
   }
   for (const name of discovered.missing) {
-    warnings.push({ code: 'tool_missing', message: `Tool ${name} is selected but the server no longer lists it.` });
+    warnings.push({
+      code: 'tool_missing',
+      message: `Tool ${name} is selected but the server no longer lists it.`,
+    });
   }
   fields.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return {
@@ -150,6 +193,9 @@ export function toDiscoveredSchema(spec: McpSpec, discovered: DiscoveredTools): 
 }
 
 /** `Connector.discover`: the report in core's shape. */
-export async function discoverSchema(spec: McpSpec, credentials: CredentialResolver): Promise<DiscoveredSchema> {
+export async function discoverSchema(
+  spec: McpSpec,
+  credentials: CredentialResolver,
+): Promise<DiscoveredSchema> {
   return toDiscoveredSchema(spec, await discoverTools(spec, credentials));
 }

@@ -32,7 +32,10 @@ export class SessionPool {
   }
 
   /** The open session for `descriptor`, started when there is none (or it closed). */
-  async session(descriptor: ResourceDescriptor, credentials: CredentialResolver): Promise<UpstreamSession> {
+  async session(
+    descriptor: ResourceDescriptor,
+    credentials: CredentialResolver,
+  ): Promise<UpstreamSession> {
     const key = SessionPool.keyOf(descriptor);
     let entry = this.#entries.get(key);
     if (entry !== undefined) {
@@ -43,7 +46,12 @@ export class SessionPool {
       }
     }
     if (entry === undefined) {
-      const session = UpstreamSession.open(mcpSpec(descriptor), descriptor.metadata.name, credentials, (r, w) => this.onWithdraw?.(r, w));
+      const session = UpstreamSession.open(
+        mcpSpec(descriptor),
+        descriptor.metadata.name,
+        credentials,
+        (r, w) => this.onWithdraw?.(r, w),
+      );
       entry = { session };
       this.#entries.set(key, entry);
       session.catch(() => this.#entries.delete(key));
@@ -90,7 +98,10 @@ export class SessionPool {
     entry.idle = setTimeout(() => {
       if (this.#entries.get(key) !== entry) return;
       this.#entries.delete(key);
-      void entry.session.then((s) => s.close(), () => undefined);
+      void entry.session.then(
+        (s) => s.close(),
+        () => undefined,
+      );
     }, this.#idleMs);
     entry.idle.unref();
   }

@@ -56,7 +56,8 @@ export function sandboxed(
   }
   const executableDir = dirname(command.executable);
   const reads = new Set(sandbox?.readPaths ?? []);
-  if (!executableDir.startsWith('/usr/') && !executableDir.startsWith('/bin')) reads.add(executableDir);
+  if (!executableDir.startsWith('/usr/') && !executableDir.startsWith('/bin'))
+    reads.add(executableDir);
   for (const path of reads) args.push('--ro-bind', path, path);
   for (const path of sandbox?.writePaths ?? []) args.push('--bind', path, path);
   args.push('--chdir', '/tmp', '--', PRLIMIT);

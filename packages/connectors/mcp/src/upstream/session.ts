@@ -41,7 +41,13 @@ export class UpstreamSession {
   /** When the process or connection started answering, ms since epoch, and how long it took. */
   readonly startedMs: number;
 
-  private constructor(client: Client, spec: McpSpec, resource: string, startedMs: number, onWithdraw?: WithdrawalListener) {
+  private constructor(
+    client: Client,
+    spec: McpSpec,
+    resource: string,
+    startedMs: number,
+    onWithdraw?: WithdrawalListener,
+  ) {
     this.#client = client;
     this.#spec = spec;
     this.#resource = resource;
@@ -90,15 +96,25 @@ export class UpstreamSession {
   /** Lists the upstream's tools and withdraws every selected tool whose definition changed. */
   async recheck(force = true): Promise<void> {
     if (!force && Date.now() - this.#checkedAt < RECHECK_MS) return;
-    const listed = (await this.#client.listTools(undefined, { cacheMode: 'bypass', timeout: this.#spec.connection.timeoutMs ?? 5000 })).tools as ListedTool[];
+    const listed = (
+      await this.#client.listTools(undefined, {
+        cacheMode: 'bypass',
+        timeout: this.#spec.connection.timeoutMs ?? 5000,
+      })
+    ).tools as ListedTool[];
     this.#checkedAt = Date.now();
     const byName = new Map(listed.map((tool) => [tool.name, tool]));
     for (const { upstream, tool } of selectedTools(this.#spec)) {
-      if (tool.definition === undefined || tool.pin === undefined || this.#withdrawn.has(upstream)) continue;
+      if (tool.definition === undefined || tool.pin === undefined || this.#withdrawn.has(upstream))
+        continue;
       const live = byName.get(upstream);
       const liveDefinition = live === undefined ? undefined : definitionOf(live);
       if (liveDefinition !== undefined && pinOf(upstream, liveDefinition) === tool.pin) continue;
-      const withdrawal = { tool: upstream, changes: diffDefinitions(tool.definition, liveDefinition), at: Date.now() };
+      const withdrawal = {
+        tool: upstream,
+        changes: diffDefinitions(tool.definition, liveDefinition),
+        at: Date.now(),
+      };
       this.#withdrawn.set(upstream, withdrawal);
       this.#onWithdraw?.(this.#resource, withdrawal);
     }
@@ -140,7 +156,9 @@ export async function connect(
     if (connection.credentialRef !== undefined) {
       headers.authorization = `Bearer ${secretOf(await resolve(credentials, connection.credentialRef, resource), resource)}`;
     }
-    transport = new sdk.StreamableHTTPClientTransport(new URL(connection.url), { requestInit: { headers } });
+    transport = new sdk.StreamableHTTPClientTransport(new URL(connection.url), {
+      requestInit: { headers },
+    });
   } else {
     throw new TollgateError('INTERNAL', `resource ${resource} names neither a command nor a url`);
   }
@@ -156,12 +174,19 @@ export async function connect(
   return { client, transport };
 }
 
-async function resolve(credentials: CredentialResolver, ref: string, resource: string): Promise<Credential> {
+async function resolve(
+  credentials: CredentialResolver,
+  ref: string,
+  resource: string,
+): Promise<Credential> {
   try {
     return await credentials(ref);
   } catch {
     const scheme = ref.split(':')[0] ?? 'credential';
-    throw new TollgateError('CREDENTIAL_UNAVAILABLE', `A credential of ${resource} (${scheme}://…) could not be resolved.`);
+    throw new TollgateError(
+      'CREDENTIAL_UNAVAILABLE',
+      `A credential of ${resource} (${scheme}://…) could not be resolved.`,
+    );
   }
 }
 
