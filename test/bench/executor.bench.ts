@@ -21,7 +21,12 @@ import { Client } from '@elastic/elasticsearch';
 import { Kvm } from '@nats-io/kv';
 import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
 import type { EsSearchRequest } from '@tollgate/connector-elasticsearch';
-import { descriptorHash, generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
+import {
+  TokenVerifier,
+  descriptorHash,
+  generateIssuerKeys,
+  issuePrincipalToken,
+} from '@tollgate/core';
 import type {
   CompiledRequest,
   PermissionSet,
@@ -38,6 +43,8 @@ import { startNatsServer } from '../support/nats-server.js';
 import { ordersAgents, ordersPolicy, ordersResource, seedOrders } from '../fixtures/orders.js';
 import { startService } from '../support/process.js';
 import { operationsOf, synthesize, validatorCache } from '@tollgate/kinds';
+import { executorStages, wireCosts } from './executor-stages.js';
+import type { Breakdown } from './executor-stages.js';
 
 const ES_URL = process.env['TOLLGATE_ES_URL'] ?? 'http://127.0.0.1:9200';
 const INDEX = 'tollgate_fixture_orders';
@@ -47,6 +54,8 @@ const PER_CALLER = Number(process.env['BENCH_EXECUTOR_CONCURRENT'] ?? (SMOKE ? 4
 const PIPELINE_RUNS = Number(process.env['BENCH_EXECUTOR_PIPELINE'] ?? (SMOKE ? 200 : 5_000));
 const CALLERS = 32;
 const WARMUP = SMOKE ? 20 : 200;
+/** Sequential calls to a debug-logging executor for the per-stage breakdown. */
+const STAGE_CALLS = SMOKE ? 20 : 300;
 /** Alternating blocks per comparison. */
 const ROUNDS = SMOKE ? 2 : 10;
 
@@ -70,6 +79,11 @@ export interface ExecutorBenchReport {
   };
   /** In-process cost of the pure stages per call, microseconds. */
   pipelineUs: { decide: number; validate: number; compile: number; shape: number; total: number };
+  /**
+   * One sequential call taken apart (medians, ms): as the SDK saw it, as the executor timed
+   * its stages (debug logging on), and the transport pieces measured alone on the same server.
+   */
+  stages: { clientP50Ms: number; executor: Breakdown; wire: Breakdown };
 }
 
 const principal = { tenant: 'team-a', agent: 'support_bot', environment: 'prod' };
@@ -196,6 +210,19 @@ function pipelineCost(published: PublishedResource, bundle: PolicyBundle, upstre
   };
 }
 
+/** Ready once a call succeeds (the executor loads resources and bundles first). */
+async function untilAnswered(through: () => Promise<void>): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await through();
+      return;
+    } catch (err) {
+      if (attempt > 100) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
 export async function runExecutorBench(): Promise<ExecutorBenchReport> {
   const es = new Client({ node: ES_URL });
   await seedOrders(es, INDEX);
@@ -231,13 +258,14 @@ export async function runExecutorBench(): Promise<ExecutorBenchReport> {
     await (
       await kvm.create(buckets.policyBundles)
     ).put('team-a', JSON.stringify(compiledBundle.bundle));
-    executor.value = startService('executor', {
+    const executorEnv = {
       ...nats.env,
       TOLLGATE_TRUSTED_ISSUERS_FILE: join(dir, 'issuer.json'),
       TOLLGATE_EXECUTOR_GRPC_ADDR: '127.0.0.1:0',
       TOLLGATE_CURSOR_KEY: 'bench-cursor-key',
       TOLLGATE_LOG_LEVEL: 'info',
-    });
+    };
+    executor.value = startService('executor', executorEnv);
     await executor.value.waitForLog((l) => l.msg === 'ready', 60_000);
 
     const decider = LocalDecider.fromBundle(compiledBundle.bundle);
@@ -267,16 +295,7 @@ export async function runExecutorBench(): Promise<ExecutorBenchReport> {
       const outcome = await client.call(sdkTool, args);
       if (outcome.status !== 'ok') throw new Error(`call failed: ${JSON.stringify(outcome)}`);
     };
-    // Ready once a call succeeds (the executor loads resources and bundles first).
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await through();
-        break;
-      } catch (err) {
-        if (attempt > 100) throw err;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
+    await untilAnswered(through);
     await block(4, WARMUP / 4, direct, []);
     await block(4, WARMUP / 4, through, []);
 
@@ -289,10 +308,38 @@ export async function runExecutorBench(): Promise<ExecutorBenchReport> {
     const [seqDirect, seqThrough] = await sideBySide(1, SEQUENTIAL, direct, through);
     const [conDirect, conThrough] = await sideBySide(CALLERS, PER_CALLER, direct, through);
     const upstreamBody = await es.search({ index: native.index, ...native.body } as never);
+    const pipelineUs = pipelineCost(published, compiledBundle.bundle, upstreamBody);
+
+    // The breakdown: the same executor with debug logging, which times each stage of a call.
+    executor.value.child.kill('SIGTERM');
+    await executor.value.exited;
+    executor.value = startService('executor', { ...executorEnv, TOLLGATE_LOG_LEVEL: 'debug' });
+    await executor.value.waitForLog((l) => l.msg === 'ready', 60_000);
+    await untilAnswered(through);
+    await block(1, WARMUP / 4, through, []);
+    const answered = executor.value.lines.length;
+    const clientSamples: number[] = [];
+    await block(1, STAGE_CALLS, through, clientSamples);
+    const other = await nats.connect('executor-bench-echo');
+    const wire = await wireCosts(
+      nc,
+      other,
+      {
+        verifier: await TokenVerifier.create([{ issuer: keys.issuer, keys: [keys.publicJwk] }]),
+        token: await issuePrincipalToken(keys, principal, { ttlSeconds: 3_600 }),
+      },
+      STAGE_CALLS,
+    );
+    await other.close();
     return {
       sequential: ratios(seqDirect, seqThrough),
       concurrent32: ratios(conDirect, conThrough),
-      pipelineUs: pipelineCost(published, compiledBundle.bundle, upstreamBody),
+      pipelineUs,
+      stages: {
+        clientP50Ms: stats(clientSamples, 1).p50Ms,
+        executor: executorStages(executor.value.lines.slice(answered)),
+        wire,
+      },
     };
   } finally {
     if (executor.value) {
@@ -321,6 +368,13 @@ function print(report: ExecutorBenchReport): void {
     row('tollgate', report.concurrent32.tollgate),
     `  ratio     p50 ${report.concurrent32.p50Ratio}×   p99 ${report.concurrent32.p99Ratio}×`,
     `in-process pipeline per call: decide ${report.pipelineUs.decide} µs + validate ${report.pipelineUs.validate} µs + compile ${report.pipelineUs.compile} µs + shape ${report.pipelineUs.shape} µs = ${report.pipelineUs.total} µs`,
+    `one sequential call, medians (executor logging at debug): ${report.stages.clientP50Ms} ms as the SDK sees it`,
+    ...Object.entries(report.stages.executor).map(
+      ([k, v]) => `  executor ${k.padEnd(44)} ${v.toFixed(3).padStart(8)} ms`,
+    ),
+    ...Object.entries(report.stages.wire).map(
+      ([k, v]) => `  alone    ${k.padEnd(44)} ${v.toFixed(3).padStart(8)} ms`,
+    ),
   ];
   process.stdout.write(`${lines.join('\n')}\n${JSON.stringify(report)}\n`);
 }

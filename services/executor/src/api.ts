@@ -89,7 +89,9 @@ async function handleCall(
   logger: Logger,
 ): Promise<ServeReply> {
   const receivedAt = Date.now();
+  const started = performance.now();
   const request = readRequest(msg, MAX_REQUEST_BYTES);
+  const decodeMs = performance.now() - started;
   if (request instanceof TollgateError) return failure(request);
   if (request.callId === '') request.callId = crypto.randomUUID();
   if (!CALL_ID.test(request.callId)) {
@@ -104,24 +106,41 @@ async function handleCall(
     );
   }
   const resource = msg.subject.split('.')[4] ?? '';
+  const debug = logger.isLevelEnabled('debug');
+  let stages: Record<string, number> = {};
   const result = await executor.call(request, {
     authorization: msg.headers?.get('authorization') || undefined,
     kind,
     resource,
     receivedAt,
     traceparent: msg.headers?.get('traceparent') || undefined,
+    ...(debug ? { timings: (t) => (stages = t) } : {}),
   });
-  logger.debug(
-    {
-      callId: result.callId,
-      tool: request.tool.slice(0, 128),
-      status: CallStatus[result.status],
-      ...(result.error ? { code: ErrorCode[result.error.code] } : {}),
-      ms: Date.now() - receivedAt,
-    },
-    'call answered',
-  );
-  return { data: toBinary(CallResultSchema, result) };
+  const encoding = performance.now();
+  const data = toBinary(CallResultSchema, result);
+  if (debug) {
+    // Per-stage milliseconds of this call (the executor README's breakdown is read from these).
+    const encodeMs = performance.now() - encoding;
+    const round = (ms: number) => Math.round(ms * 1000) / 1000;
+    logger.debug(
+      {
+        callId: result.callId,
+        tool: request.tool.slice(0, 128),
+        status: CallStatus[result.status],
+        ...(result.error ? { code: ErrorCode[result.error.code] } : {}),
+        ms: round(performance.now() - started),
+        stagesMs: Object.fromEntries(
+          // The logger censors any key named `credential`: that stage is logged as `credential_ref`.
+          Object.entries({ decode: decodeMs, ...stages, encode: encodeMs }).map(([k, v]) => [
+            k === 'credential' ? 'credential_ref' : k,
+            round(v),
+          ]),
+        ),
+      },
+      'call answered',
+    );
+  }
+  return { data };
 }
 
 async function handlePoll(executor: Executor, msg: Msg): Promise<ServeReply> {

@@ -172,6 +172,7 @@ function trailOf(parked: ParkedCall, now: number): CallTrail {
     operation: parked.operation,
     approvalId: parked.approvalId,
     pollable: true,
+    timings: {},
     ...(parked.savedQuery ? { savedQuery: { ...parked.savedQuery } } : {}),
   };
 }

@@ -85,6 +85,8 @@ export interface CallTrail {
   pollable?: boolean;
   /** Completes once the `accepted` answer (event + stored result) is recorded. */
   acceptance?: Promise<unknown>;
+  /** Milliseconds each stage took, span included (logged at debug with the answer). */
+  timings: Partial<Record<Stage, number>>;
 }
 
 /** Call ids double as KV keys: UUIDs and similar tokens only. */

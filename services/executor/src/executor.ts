@@ -78,6 +78,8 @@ export interface CallInput {
   receivedAt: number;
   /** The caller's W3C `traceparent`, for the trace id when no tracer is running here. */
   traceparent?: string;
+  /** Receives the call's stage timings (ms) once it is answered, for the transport's log line. */
+  timings?: (timings: CallTrail['timings']) => void;
 }
 
 /**
@@ -119,7 +121,10 @@ export class Executor {
     const trail = this.#trailOf(request, input);
     const finished = this.#runner
       .runAndRecord(trail, () => this.#pipeline(trail, request, input))
-      .then((recorded) => recorded.result);
+      .then((recorded) => {
+        input.timings?.(trail.timings);
+        return recorded.result;
+      });
     const wait = this.#deps.settings.acceptAfterMs;
     if (wait <= 0 || trail.budgetMs <= wait) return finished;
     let timer: NodeJS.Timeout | undefined;
@@ -329,6 +334,7 @@ export class Executor {
       stage: 'authenticate',
       phase: 'running',
       traceId: traceIdOf(input.traceparent),
+      timings: {},
     };
   }
 }

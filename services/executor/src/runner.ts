@@ -78,9 +78,14 @@ export class CallRunner {
   }
 
   /** Runs one stage in its own span (`executor.<stage>`), marking where the call is. */
-  stage<T>(trail: CallTrail, stage: Stage, fn: () => Promise<T> | T): Promise<T> {
+  async stage<T>(trail: CallTrail, stage: Stage, fn: () => Promise<T> | T): Promise<T> {
     trail.stage = stage;
-    return inSpan(`executor.${stage}`, async () => fn());
+    const started = performance.now();
+    try {
+      return await inSpan(`executor.${stage}`, async () => fn());
+    } finally {
+      trail.timings[stage] = (trail.timings[stage] ?? 0) + performance.now() - started;
+    }
   }
 
   /** Runs `work` and records its outcome; never rejects. */
@@ -114,7 +119,8 @@ export class CallRunner {
     result: CallResult,
     kind: 'completed' | 'denied',
   ): Promise<RecordedResult> {
-    return inSpan('executor.reply', async () => {
+    const started = performance.now();
+    const recorded = await inSpan('executor.reply', async () => {
       try {
         if (trail.pollable && trail.principal !== undefined) {
           if (trail.acceptance !== undefined) await trail.acceptance;
@@ -141,6 +147,8 @@ export class CallRunner {
         return { result: errorResult(trail, withheld, this.#deps.clock()), recorded: false };
       }
     });
+    trail.timings.reply = (trail.timings.reply ?? 0) + performance.now() - started;
+    return recorded;
   }
 
   /** Idempotency for writes, then the upstream stages. Errors after a claim are results, not throws. */
