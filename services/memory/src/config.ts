@@ -7,9 +7,6 @@ import { FREE_TEXT, TYPED_KINDS } from './preferences/typed-facts.js';
 
 const DAY_MS = 24 * 3600_000;
 
-/** The dev issuer key file, created on first start when no trusted issuers are configured. */
-export const DEV_ISSUERS_FILE = '.tollgate/dev-issuer.json';
-
 /** Auto-written kinds: typed kinds only, since free text is always staged for a reviewer. */
 function autoKinds(env: string, description: string, dflt: string[]): ConfigField<string[]> {
   return {
@@ -46,11 +43,6 @@ function positive(env: string, description: string, dflt: number): ConfigField<n
 }
 
 export const memoryConfig = {
-  trustedIssuersFile: cfg.string(
-    'TOLLGATE_TRUSTED_ISSUERS_FILE',
-    `trusted token issuers: [{ issuer, keys }] or an issuer key file (empty: a dev issuer at ${DEV_ISSUERS_FILE})`,
-    '',
-  ),
   durable: cfg.string(
     'TOLLGATE_MEMORY_DURABLE',
     'durable consumer name for call.completed',
@@ -123,6 +115,12 @@ export const memoryConfig = {
     7 * DAY_MS,
     1_000,
   ),
+  auditWaitMs: cfg.int(
+    'TOLLGATE_MEMORY_AUDIT_WAIT_MS',
+    'how long a completed call (or a call an ended session records) may still be missing from the audit trail before memory gives up learning from it',
+    30_000,
+    100,
+  ),
   maxSessionBytes: cfg.int(
     'TOLLGATE_MEMORY_MAX_SESSION_BYTES',
     'largest session snapshot accepted (JSON bytes)',
@@ -137,7 +135,7 @@ export type MemoryConfig = ConfigOf<typeof memoryConfig>;
 /** What the service logic needs of the configuration. */
 export type MemorySettings = Omit<
   MemoryConfig,
-  'trustedIssuersFile' | 'durable' | 'bucket' | 'policyBucket' | 'learnFrom' | 'sweepIntervalMs'
+  'durable' | 'bucket' | 'policyBucket' | 'learnFrom' | 'sweepIntervalMs'
 >;
 
 export const DEFAULT_SETTINGS: MemorySettings = {
@@ -149,5 +147,6 @@ export const DEFAULT_SETTINGS: MemorySettings = {
   preferenceThreshold: 2.5,
   candidateMinUses: 3,
   candidateWindowMs: 7 * DAY_MS,
+  auditWaitMs: 30_000,
   maxSessionBytes: 256 * 1024,
 };

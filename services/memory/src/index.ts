@@ -1,8 +1,12 @@
 export { BusAnnouncer } from './announce.js';
 export type { Announcer, ItemKind, MemoryWriteNotice, WriteKind } from './announce.js';
 export { addMemoryService, memoryServiceImpl } from './api.js';
-export { readCallCompleted, startCallLearning } from './learning/call-events.js';
-export type { CallLearning, CallReading } from './learning/call-events.js';
+export { startCallLearning } from './learning/call-events.js';
+export type { CallHandling, CallLearning } from './learning/call-events.js';
+export { readCallCompleted, readCallEvent } from './learning/call-reading.js';
+export type { CallReading } from './learning/call-reading.js';
+export { AuditTrail } from './learning/audit-trail.js';
+export type { AuditReading } from './learning/audit-trail.js';
 export { DEFAULT_SETTINGS, memoryConfig } from './config.js';
 export type { MemoryConfig, MemorySettings } from './config.js';
 export { Memory } from './memory.js';

@@ -3,13 +3,13 @@ import {
   bootService,
   ensureEventStream,
   openBucket,
-  tokenVerifierFor,
   serviceEndpoints,
 } from '@tollgate/kit';
 import { BusAnnouncer } from './announce.js';
 import { addMemoryService } from './api.js';
 import { startCallLearning } from './learning/call-events.js';
-import { DEV_ISSUERS_FILE, memoryConfig } from './config.js';
+import { memoryConfig } from './config.js';
+import { AuditTrail } from './learning/audit-trail.js';
 import { PolicyView } from './live/policy-view.js';
 import { Memory } from './memory.js';
 import { MemoryProjector } from './projection/projector.js';
@@ -21,10 +21,9 @@ await bootService({
   config: memoryConfig,
   grpcAddress: serviceEndpoints.memory,
   mongo: true,
-  async start({ nc, mongo, config, logger, grpcServer, lifecycle }) {
+  async start({ nc, mongo, config, logger, grpcServer, lifecycle, verifier }) {
     if (mongo === undefined) throw new Error('memory needs MongoDB');
     await ensureEventStream(nc);
-    const verifier = await tokenVerifierFor(config.trustedIssuersFile, DEV_ISSUERS_FILE, logger);
     const store = await openStore(mongo.db);
     const announcer = new BusAnnouncer({ publisher: new EventPublisher(nc), store, logger });
     const projection = new MemoryProjector({
@@ -33,13 +32,24 @@ await bootService({
       logger,
     });
     const live = await PolicyView.follow(await openBucket(nc, config.policyBucket), logger);
-    const memory = new Memory({ store, announcer, settings: config, projection, live, logger });
+    const audit = new AuditTrail(mongo.db);
+    const memory = new Memory({
+      store,
+      announcer,
+      audit,
+      settings: config,
+      projection,
+      live,
+      logger,
+    });
     addMemoryService(grpcServer, memory, verifier, logger);
     const learning = await startCallLearning({
       nc,
       durable: config.durable,
       learnFrom: config.learnFrom,
       learner: memory.learner,
+      audit,
+      auditWaitMs: config.auditWaitMs,
       logger,
     });
     const sweeper = startSweeper({

@@ -7,6 +7,7 @@ import type { Principal } from '@tollgate/core';
 import { createLogger } from '@tollgate/kit';
 import type { Logger } from '@tollgate/kit';
 import type { Announcer } from './announce.js';
+import type { AuditTrail } from './learning/audit-trail.js';
 import { Reviewers } from './access/review.js';
 import type { Caller } from './access/review.js';
 import type { LiveState } from './live/policy-view.js';
@@ -38,6 +39,8 @@ export interface MemoryDeps {
   /** The live policy bundles facts and reviewers are checked against (see live/policy-view.ts). */
   live: LiveState;
   announcer: Announcer;
+  /** The audit trail: what memory learns from must be recorded there (audit-trail.ts). */
+  audit: AuditTrail;
   settings: MemorySettings;
   clock?: () => Date;
   /** Keeps the memory bucket current (see projector.ts); none in tests that do not need it. */
@@ -67,6 +70,7 @@ export class Memory {
   readonly #live: LiveState;
   readonly #clock: () => Date;
   readonly #store: MemoryStore;
+  readonly #audit: AuditTrail;
   readonly #logger: Logger;
 
   constructor(deps: MemoryDeps) {
@@ -77,6 +81,7 @@ export class Memory {
     this.reviewers = new Reviewers(live, settings);
     this.#clock = clock;
     this.#store = store;
+    this.#audit = deps.audit;
     this.#logger = deps.logger ?? createLogger({ service: 'memory', level: 'silent' });
     this.sessions = new SessionBook({ store, announcer, clock, settings });
     const reviewers = this.reviewers;
@@ -138,7 +143,13 @@ export class Memory {
   ): Promise<{ session: SessionSnapshot; skillCandidateId: string }> {
     const { session } = await this.sessions.end(principal, sessionId, outcome, expectedVersion);
     const skillCandidateId = await skillCandidateOf(
-      { store: this.#store, candidates: this.candidates, logger: this.#logger },
+      {
+        store: this.#store,
+        candidates: this.candidates,
+        audit: this.#audit,
+        auditWaitMs: this.#settings.auditWaitMs,
+        logger: this.#logger,
+      },
       session,
     );
     return { session, skillCandidateId };

@@ -65,3 +65,26 @@ export const customerById = (id: string): Turn => ({
   args: { id },
   data: { id, name: 'Ada' },
 });
+
+/** A conversation as a test describes it: the request and the tool calls made for it. */
+export interface Conversation {
+  request: string;
+  turns: Turn[];
+}
+
+/**
+ * The snapshot's `calls` (as newer SDKs record them) for `turns` whose Tollgate call ids are
+ * `callIds` (one per turn).
+ */
+export function snapshotCalls(turns: Turn[], callIds: string[]): JsonValue[] {
+  return turns.map((turn, i) => {
+    const match = /^([a-z][a-z0-9_]*)_([a-z]+)$/.exec(turn.tool);
+    return {
+      id: `call_${i}`,
+      status: turn.status ?? 'ok',
+      resource: match?.[1] ?? '',
+      operation: match?.[2] ?? '',
+      callId: callIds[i] ?? '',
+    };
+  });
+}

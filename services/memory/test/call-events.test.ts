@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { CallStatus } from '@tollgate/contracts/call/v1';
 import { EventTypes, encodeEnvelope, envelope } from '@tollgate/kit';
-import { readCallCompleted } from '../src/learning/call-events.js';
+import { readCallCompleted } from '../src/learning/call-reading.js';
 
 const principal = { tenant: 'team-a', agent: 'bot', user: 'alice', environment: 'prod' };
 

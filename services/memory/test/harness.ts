@@ -3,7 +3,8 @@
  * of its own with JetStream, a real gRPC server on a free port, principal tokens from a
  * throwaway issuer written to a temp file, as the service loads it, and the tenant's policy
  * bundle (see live.ts) published into the bundles bucket memory checks facts and reviewers
- * against.
+ * against. The audit service's ingest runs on the same bus and database, so the calls a test
+ * publishes are in the audit trail memory learns from (unless the test says otherwise).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { createClient } from '@tollgate/contracts';
 import type { RpcClient } from '@tollgate/contracts';
 import type { EventEnvelope, MemoryWritten } from '@tollgate/contracts/events/v1';
 import { MemoryService } from '@tollgate/contracts/memory/v1';
+import { CallStatus } from '@tollgate/contracts/call/v1';
 import type { PolicyBundle } from '@tollgate/policy';
 import { generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
 import type { IssuerKeys, Principal } from '@tollgate/core';
@@ -23,6 +25,7 @@ import {
   EventPublisher,
   EventTypes,
   connectMongo,
+  envelope,
   createLogger,
   decodeEnvelope,
   encodeEnvelope,
@@ -33,10 +36,12 @@ import {
   subjects,
 } from '@tollgate/kit';
 import type { GrpcServerHandle, KV, MongoHandle } from '@tollgate/kit';
+import { AuditIngest, AuditStore } from '@tollgate/service-audit';
 import { BusAnnouncer } from '../src/announce.js';
+import { AuditTrail } from '../src/learning/audit-trail.js';
 import { addMemoryService } from '../src/api.js';
 import { startCallLearning } from '../src/learning/call-events.js';
-import type { CallLearning } from '../src/learning/call-events.js';
+import type { CallHandling, CallLearning } from '../src/learning/call-events.js';
 import { DEFAULT_SETTINGS } from '../src/config.js';
 import type { MemorySettings } from '../src/config.js';
 import { Memory } from '../src/memory.js';
@@ -46,6 +51,7 @@ import type { MemoryStore } from '../src/store/collections.js';
 import { PolicyView } from '../src/live/policy-view.js';
 import { startNatsServer } from '../../../test/support/nats-server.js';
 import type { NatsServer } from '../../../test/support/nats-server.js';
+import type { JsonObject } from '../src/types.js';
 import { testBundle } from './live.js';
 
 export const infra = {
@@ -79,6 +85,34 @@ export async function eventually<T>(
   }
 }
 
+/** A completed call as a test describes it; see `completedCall`. */
+export interface CallFacts {
+  agent: string;
+  user?: string;
+  sessionId?: string;
+  tool: string;
+  resource: string;
+  args: JsonObject;
+  callId?: string;
+  status?: CallStatus;
+}
+
+/** The `call.completed` event the executor publishes for `call` of `tenant`. */
+export function completedCall(tenant: string, call: CallFacts): EventEnvelope {
+  return envelope(EventTypes.callCompleted, tenant, {
+    case: 'callCompleted',
+    value: {
+      callId: call.callId ?? crypto.randomUUID(),
+      sessionId: call.sessionId ?? '',
+      principal: { tenant, agent: call.agent, user: call.user ?? '', environment: 'prod' },
+      tool: call.tool,
+      resource: call.resource,
+      arguments: call.args,
+      status: call.status ?? CallStatus.OK,
+    },
+  });
+}
+
 export interface MemoryHarness {
   tenant: string;
   memory: Memory;
@@ -104,9 +138,21 @@ export interface MemoryHarness {
     principal: Partial<Principal> & { agent: string },
   ): Promise<RpcClient<typeof MemoryService>>;
   token(principal: Partial<Principal> & { agent: string }): Promise<string>;
-  /** Starts learning from call.completed with a durable of its own. */
-  startLearning(): Promise<CallLearning>;
+  /** The audit trail memory checks calls against. */
+  audit: AuditTrail;
+  /** Audit's record store of the harness's database (tests read and tamper with it). */
+  auditStore: AuditStore;
+  /** What became of each call.completed message, in order. */
+  handled: CallHandling[];
+  /**
+   * Starts learning from call.completed with a durable of its own, from new events (default)
+   * or every one on the harness's stream.
+   */
+  startLearning(options?: { from?: 'all' | 'new' }): Promise<CallLearning>;
+  /** Publishes a call.completed event as the executor would (audit records it). */
   publishCall(event: EventEnvelope): Promise<void>;
+  /** Stops audit's ingest: what is published from then on is not in the audit trail. */
+  stopAudit(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -129,6 +175,26 @@ export async function startMemory(
   };
   await putBundle();
   const store = await openStore(mongo.db);
+  const auditStore = new AuditStore(mongo.db);
+  await auditStore.ensureIndexes();
+  let ingest: AuditIngest | undefined = new AuditIngest({
+    nc,
+    store: auditStore,
+    logger,
+    settings: {
+      durable: uniqueName('audit_test'),
+      batchSize: 100,
+      lingerMs: 5,
+      ackWaitMs: 30_000,
+      maxAckPending: 1000,
+      poisonDeliveries: 5,
+      maxArgumentBytes: 8192,
+    },
+  });
+  await ingest.start();
+  const audit = new AuditTrail(mongo.db);
+  const fullSettings = { ...DEFAULT_SETTINGS, auditWaitMs: 3_000, ...settings };
+  const handled: CallHandling[] = [];
   const announcer = new BusAnnouncer({ publisher: new EventPublisher(nc), store, logger });
   const kv = await openBucket(nc, uniqueName('memory_test_bucket'));
   const projection = new MemoryProjector({ kv, store, logger });
@@ -137,7 +203,8 @@ export async function startMemory(
     announcer,
     projection,
     live,
-    settings: { ...DEFAULT_SETTINGS, ...settings },
+    audit,
+    settings: fullSettings,
     ...(clock ? { clock } : {}),
   });
   const dir = await mkdtemp(join(tmpdir(), 'memory-issuer-'));
@@ -177,6 +244,9 @@ export async function startMemory(
     live,
     putBundle,
     nats,
+    audit,
+    auditStore,
+    handled,
     token,
     async client(principal) {
       const client = createClient(MemoryService, address, {
@@ -186,14 +256,17 @@ export async function startMemory(
       clients.push(client);
       return client;
     },
-    async startLearning() {
+    async startLearning(options = {}) {
       const durable = uniqueName('memory_test');
       const learning = await startCallLearning({
         nc,
         durable,
-        learnFrom: 'new',
+        learnFrom: options.from ?? 'new',
         learner: memory.learner,
+        audit,
+        auditWaitMs: fullSettings.auditWaitMs,
         logger,
+        onHandled: (handling) => handled.push(handling),
       });
       learnings.push({ learning, durable });
       return learning;
@@ -203,7 +276,12 @@ export async function startMemory(
         EventTypes.callCompleted,
         event.eventId,
         encodeEnvelope(event),
+        event.tenant,
       );
+    },
+    async stopAudit() {
+      await ingest?.stop();
+      ingest = undefined;
     },
     async close() {
       for (const client of clients) client.close();
@@ -213,6 +291,7 @@ export async function startMemory(
         await jsm.consumers.delete(EVENTS_STREAM, durable).catch(() => false);
       }
       await grpc.stop();
+      await ingest?.stop();
       sub.unsubscribe();
       live.stop();
       await kv.destroy();

@@ -265,6 +265,7 @@ describe('projection - preferred fields', () => {
     const memory = new Memory({
       store: h.store,
       announcer: { announce: () => Promise.resolve() },
+      audit: h.audit,
       settings: DEFAULT_SETTINGS,
       projection: h.projection,
       live: h.live,
@@ -327,6 +328,7 @@ describe('projection - reconciler', () => {
     const memory = new Memory({
       store: h.store,
       announcer: new BusAnnouncer({ publisher: new EventPublisher(h.nc), store: h.store, logger }),
+      audit: h.audit,
       settings: DEFAULT_SETTINGS,
       projection: new MemoryProjector({ kv: broken, store: h.store, logger }),
       live: h.live,

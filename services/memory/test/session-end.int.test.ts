@@ -8,11 +8,13 @@ import {
   SessionOutcome,
   SessionStatus,
 } from '@tollgate/contracts/memory/v1';
+import { CallStatus } from '@tollgate/contracts/call/v1';
 import { createLogger } from '@tollgate/kit';
 import { skillCandidateOf } from '../src/learning/session-skills.js';
 import type { JsonObject } from '../src/types.js';
-import { agentSnapshot, customerById, orderById } from './agent-snapshot.js';
-import { eventually, startMemory, uniqueName } from './harness.js';
+import { agentSnapshot, customerById, orderById, snapshotCalls } from './agent-snapshot.js';
+import type { Conversation, Turn } from './agent-snapshot.js';
+import { completedCall, eventually, startMemory, uniqueName } from './harness.js';
 import type { MemoryHarness } from './harness.js';
 
 let h: MemoryHarness;
@@ -33,19 +35,56 @@ async function rpcError(p: Promise<unknown>) {
   throw new Error('expected the call to fail');
 }
 
-/** A session of `agent`/`user` holding `state`, written as the agent loop would. */
-async function session(agent: string, user: string, state: JsonObject): Promise<string> {
+/**
+ * A session of `agent`/`user` holding `state`, written as the agent loop would; for a
+ * conversation, its successful calls are made first (the audit trail records them) and the
+ * snapshot names their call ids.
+ */
+async function session(
+  agent: string,
+  user: string,
+  state: JsonObject | Conversation,
+): Promise<string> {
   const sessionId = uniqueName('conv');
   const client = await h.client({ agent, user });
-  await client.putSession({ sessionId, state, expectedVersion: 0 });
+  if (!('turns' in state)) {
+    await client.putSession({ sessionId, state, expectedVersion: 0 });
+    return sessionId;
+  }
+  const callIds = await made(agent, user, sessionId, state.turns);
+  await client.putSession({
+    sessionId,
+    state: agentSnapshot(state.request, state.turns, {
+      calls: snapshotCalls(state.turns, callIds),
+    }),
+    expectedVersion: 0,
+  });
   return sessionId;
 }
 
-const twoSteps = (order: string) =>
-  agentSnapshot(`Find order ${order} and its customer`, [
-    orderById(order),
-    customerById(`C-${order.slice(4)}`),
-  ]);
+/** Makes the calls of `turns` (their call.completed events published as the executor would). */
+async function made(agent: string, user: string, sessionId: string, turns: Turn[]) {
+  const callIds: string[] = [];
+  for (const turn of turns) {
+    const event = completedCall(h.tenant, {
+      agent,
+      user,
+      sessionId,
+      tool: turn.tool,
+      resource: turn.tool.replace(/_[a-z]+$/, ''),
+      args: typeof turn.args === 'string' ? {} : turn.args,
+      ...(turn.status === 'error' ? { status: CallStatus.ERROR } : {}),
+    });
+    await h.publishCall(event);
+    callIds.push(event.payload.case === 'callCompleted' ? event.payload.value.callId : '');
+  }
+  return callIds;
+}
+
+const twoSteps = (order: string): Conversation => ({
+  request: `Find order ${order} and its customer`,
+  turns: [orderById(order), customerById(`C-${order.slice(4)}`)],
+});
 
 describe('session end - skills from successful sessions', () => {
   it('session end - a successful two-step session proposes a skill; a person confirms it through another agent', async () => {
@@ -150,7 +189,10 @@ describe('session end - skills from successful sessions', () => {
       expect(ended).toMatchObject({ skillCandidateId: '', session: { outcome } });
     }
     const oneStep = await bot.endSession({
-      sessionId: await session('quiet_bot', 'alice', agentSnapshot('order?', [orderById('ORD-1')])),
+      sessionId: await session('quiet_bot', 'alice', {
+        request: 'order?',
+        turns: [orderById('ORD-1')],
+      }),
       outcome: SessionOutcome.SUCCEEDED,
     });
     expect(oneStep.skillCandidateId).toBe('');
@@ -172,7 +214,10 @@ describe('session end - skills from successful sessions', () => {
     // 31 distinct successful calls: more steps than a skill may have.
     const turns = Array.from({ length: 31 }, (_, i) => orderById(`ORD-${5000 + i}`));
     const turnsWithOthers = turns.map((t, i) => ({ ...t, tool: `es_orders${i}_search` }));
-    const sessionId = await session('long_bot', 'alice', agentSnapshot('many', turnsWithOthers));
+    const sessionId = await session('long_bot', 'alice', {
+      request: 'many',
+      turns: turnsWithOthers,
+    });
     const bot = await h.client({ agent: 'long_bot', user: 'alice' });
     const ended = await bot.endSession({ sessionId, outcome: SessionOutcome.SUCCEEDED });
     expect(ended.skillCandidateId).toBe('');
@@ -181,7 +226,16 @@ describe('session end - skills from successful sessions', () => {
       sessionId,
     );
     expect(
-      await skillCandidateOf({ store: h.store, candidates: h.memory.candidates, logger }, stored),
+      await skillCandidateOf(
+        {
+          store: h.store,
+          candidates: h.memory.candidates,
+          audit: h.audit,
+          auditWaitMs: 1_000,
+          logger,
+        },
+        stored,
+      ),
     ).toBe('');
     const warning = lines
       .map((l) => JSON.parse(l) as JsonObject)

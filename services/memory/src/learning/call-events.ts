@@ -1,81 +1,29 @@
 /**
- * The durable JetStream consumer that feeds the learner: `call.completed` events, decoded and
- * checked. An event that is not a valid envelope of a known schema version, or whose payload
- * lacks what learning needs, is dead-lettered (terminated and logged); a failure to learn
- * (e.g. the store is down) is retried by redelivery.
+ * The durable JetStream consumer that feeds the learner. A `call.completed` message is only a
+ * pointer: the call learnt from is the one the audit trail records (audit-trail.ts), and it
+ * must agree with the message on who made it, in which session, with which tool. An event that
+ * is not a valid envelope of a known schema version, or whose payload lacks what learning
+ * needs, is dead-lettered (terminated and logged); one whose call audit has not recorded yet is
+ * retried for `auditWaitMs` after it reached the stream, then dropped; one audit refuses (its
+ * chain breaks) or contradicts is dropped with an alert. A failure to learn (e.g. the store is
+ * down) is retried by redelivery.
  */
-import { timestampMs } from '@bufbuild/protobuf/wkt';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { CallStatus } from '@tollgate/contracts/call/v1';
-import type { EventEnvelope } from '@tollgate/contracts/events/v1';
-import {
-  EVENT_SCHEMA_VERSION,
-  EventTypes,
-  consumeEvents,
-  deadLetter,
-  decodeEnvelope,
-} from '@tollgate/kit';
+import { EventTypes, consumeEvents, deadLetter } from '@tollgate/kit';
 import type { JsMsg, Logger } from '@tollgate/kit';
+import type { AuditTrail } from './audit-trail.js';
+import { readCallCompleted } from './call-reading.js';
 import type { CompletedCall, Learner } from './learner.js';
 
-const NAME = /^[a-z][a-z0-9_]{0,63}$/;
-const PRINCIPAL_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-const ID = /^[\x21-\x7e]{1,128}$/;
+/** What became of one `call.completed` message (for logs and tests). */
+export type CallHandling =
+  | { kind: 'learnt'; call: CompletedCall }
+  | { kind: 'waiting' }
+  /** `callId` is the event's, when it could be read. */
+  | { kind: 'dropped'; reason: string; callId?: string };
 
-/** A completed call ready to learn from, or why the event cannot be used. */
-export type CallReading = { ok: true; call: CompletedCall } | { ok: false; reason: string };
-
-/** Decodes and checks one `call.completed` message. */
-export function readCallCompleted(data: Uint8Array): CallReading {
-  let event: EventEnvelope;
-  try {
-    event = decodeEnvelope(data);
-  } catch (err) {
-    return { ok: false, reason: `not an event envelope: ${(err as Error).message}` };
-  }
-  if (event.schemaVersion !== EVENT_SCHEMA_VERSION) {
-    return { ok: false, reason: `schema_version ${event.schemaVersion} is unknown` };
-  }
-  if (event.payload.case !== 'callCompleted') {
-    return {
-      ok: false,
-      reason: `payload is ${event.payload.case ?? 'missing'}, not callCompleted`,
-    };
-  }
-  const c = event.payload.value;
-  const p = c.principal;
-  const problems: string[] = [];
-  if (!ID.test(event.eventId)) problems.push('event_id is not an id');
-  if (p === undefined) problems.push('principal is missing');
-  else {
-    if (!PRINCIPAL_NAME.test(p.tenant) || p.tenant !== event.tenant)
-      problems.push('principal.tenant does not match the envelope');
-    if (!PRINCIPAL_NAME.test(p.agent)) problems.push('principal.agent is not an agent name');
-    if (p.user.length > 256) problems.push('principal.user is too long');
-    if (!PRINCIPAL_NAME.test(p.environment)) problems.push('principal.environment is not a name');
-  }
-  if (!NAME.test(c.tool)) problems.push('tool is not a tool name');
-  if (!NAME.test(c.resource)) problems.push('resource is not a resource name');
-  if (!ID.test(c.callId)) problems.push('call_id is not an id');
-  if (problems.length > 0 || p === undefined) return { ok: false, reason: problems.join('; ') };
-  const at = event.occurredAt ? timestampMs(event.occurredAt) : Date.now();
-  return {
-    ok: true,
-    call: {
-      eventId: event.eventId,
-      callId: c.callId,
-      sessionId: c.sessionId,
-      owner: { tenant: p.tenant, agent: p.agent, user: p.user },
-      environment: p.environment,
-      tool: c.tool,
-      resource: c.resource,
-      arguments: c.arguments ?? {},
-      ok: c.status === CallStatus.OK,
-      at,
-      viaSavedQuery: c.savedQuery !== undefined,
-    },
-  };
-}
+/** Retry delays while audit has not recorded the call yet. */
+const AUDIT_RETRY_MS = [100, 250, 500, 1_000, 2_000];
 
 /** A running consumer; `stop` finishes the message in hand and returns. */
 export interface CallLearning {
@@ -89,7 +37,12 @@ export async function startCallLearning(deps: {
   /** Where a new durable starts (default: every retained event). */
   learnFrom?: 'all' | 'new';
   learner: Learner;
+  audit: AuditTrail;
+  /** How long after reaching the stream a call may still be missing from the audit trail. */
+  auditWaitMs: number;
   logger: Logger;
+  /** Told what became of each message (tests). */
+  onHandled?: (handling: CallHandling) => void;
 }): Promise<CallLearning> {
   const messages = await consumeEvents(deps.nc, {
     durable: deps.durable,
@@ -107,24 +60,80 @@ export async function startCallLearning(deps: {
   };
 }
 
-async function handle(msg: JsMsg, deps: { learner: Learner; logger: Logger }): Promise<void> {
+type HandleDeps = Parameters<typeof startCallLearning>[0];
+
+async function handle(msg: JsMsg, deps: HandleDeps): Promise<void> {
+  const handling = await handleOne(msg, deps);
+  deps.onHandled?.(handling);
+}
+
+async function handleOne(msg: JsMsg, deps: HandleDeps): Promise<CallHandling> {
   const reading = readCallCompleted(msg.data);
   if (!reading.ok) {
     deps.logger.warn({ seq: msg.seq, reason: reading.reason }, 'call.completed dead-lettered');
     deadLetter(msg, reading.reason);
-    return;
+    return { kind: 'dropped', reason: reading.reason };
+  }
+  const pointer = reading.call;
+  const where = { seq: msg.seq, tenant: pointer.owner.tenant, callId: pointer.callId };
+  if (!pointer.ok) {
+    msg.ack();
+    return { kind: 'dropped', reason: 'the call did not succeed', callId: pointer.callId };
   }
   try {
-    const lesson = await deps.learner.learn(reading.call);
+    const audited = await deps.audit.completedCall(pointer.owner.tenant, pointer.callId);
+    if (audited.kind === 'absent') {
+      const age = Date.now() - Number(msg.info.timestampNanos / 1_000_000);
+      if (age < deps.auditWaitMs) {
+        const delay = AUDIT_RETRY_MS[Math.min(msg.info.deliveryCount, AUDIT_RETRY_MS.length) - 1];
+        msg.nak(delay);
+        return { kind: 'waiting' };
+      }
+      const reason = 'the audit trail holds no ok outcome of this call';
+      deps.logger.warn({ ...where, reason }, 'call.completed not learnt from');
+      msg.term(reason);
+      return { kind: 'dropped', reason, callId: pointer.callId };
+    }
+    if (audited.kind === 'refused') {
+      deps.logger.error(
+        { ...where, reason: audited.reason, alert: true },
+        'call.completed not learnt from: the audit trail refuses it',
+      );
+      msg.term(audited.reason);
+      return { kind: 'dropped', reason: audited.reason, callId: pointer.callId };
+    }
+    const mismatch = disagreement(pointer, audited.call);
+    if (mismatch !== undefined) {
+      const reason = `the event does not match its audit record (${mismatch})`;
+      deps.logger.error({ ...where, reason, alert: true }, 'call.completed not learnt from');
+      msg.term(reason);
+      return { kind: 'dropped', reason, callId: pointer.callId };
+    }
+    const lesson = await deps.learner.learn(audited.call);
     if (lesson.preferences.length + lesson.candidates.length > 0) {
-      deps.logger.info({ callId: reading.call.callId, ...lesson }, 'learned from a call');
+      deps.logger.info({ callId: pointer.callId, ...lesson }, 'learned from a call');
     }
     msg.ack();
+    return { kind: 'learnt', call: audited.call };
   } catch (err) {
     deps.logger.warn(
-      { callId: reading.call.callId, err: { message: (err as Error).message } },
+      { callId: pointer.callId, err: { message: (err as Error).message } },
       'learning failed; the event will be redelivered',
     );
     msg.nak(1_000);
+    return { kind: 'waiting' };
   }
+}
+
+/** Which fact of the call the event and the audit record disagree on, if any. */
+function disagreement(event: CompletedCall, audited: CompletedCall): string | undefined {
+  const facts: Array<[string, string, string]> = [
+    ['agent', event.owner.agent, audited.owner.agent],
+    ['user', event.owner.user, audited.owner.user],
+    ['environment', event.environment, audited.environment],
+    ['session', event.sessionId, audited.sessionId],
+    ['tool', event.tool, audited.tool],
+    ['resource', event.resource, audited.resource],
+  ];
+  return facts.find(([, a, b]) => a !== b)?.[0];
 }

@@ -44,7 +44,12 @@ const FAILURE_HANDLING =
 export function extractProcedure(state: JsonObject): Procedure {
   const session = readRecordedSession(state);
   if (!session.ok) return session;
-  const calls = distinctSuccessful(session.calls);
+  return procedureOf(session.calls);
+}
+
+/** The procedure the calls of a session followed, or why there is none. */
+export function procedureOf(recorded: readonly RecordedCall[]): Procedure {
+  const calls = distinctSuccessful(recorded);
   if (calls.length < MIN_PROCEDURE_STEPS) {
     return {
       ok: false,
@@ -121,7 +126,7 @@ export function extractProcedure(state: JsonObject): Procedure {
 }
 
 /** Successful calls in order; an exact repeat of an earlier one adds nothing and is left out. */
-function distinctSuccessful(calls: RecordedCall[]): RecordedCall[] {
+function distinctSuccessful(calls: readonly RecordedCall[]): RecordedCall[] {
   const seen = new Set<string>();
   return calls.filter((call) => {
     if (!call.ok) return false;
