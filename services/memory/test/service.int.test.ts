@@ -15,9 +15,11 @@ import {
   EventTypes,
   encodeEnvelope,
   ensureEventStream,
+  createLogger,
   envelope,
   openBucket,
 } from '@tollgate/kit';
+import { AuditIngest, AuditStore } from '@tollgate/service-audit';
 import { startNatsServer } from '../../../test/support/nats-server.js';
 import { eventually, infra, uniqueName } from './harness.js';
 import { testBundle } from './live.js';
@@ -29,7 +31,7 @@ afterAll(async () => {
 });
 
 describe('service - the memory process', () => {
-  it('service - starts from its config, learns from call.completed over JetStream, serves gRPC and stops on SIGTERM', async () => {
+  it('service - starts from its config, learns from audited call.completed over JetStream, serves gRPC and stops on SIGTERM', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'memory-service-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const issuer = await generateIssuerKeys('memory-service-test');
@@ -54,6 +56,28 @@ describe('service - the memory process', () => {
       const mongo = new MongoClient(dbUrl);
       await mongo.db().dropDatabase();
       await mongo.close();
+    });
+
+    // The audit trail memory learns from: audit's ingest on the same bus and database.
+    const auditDb = new MongoClient(dbUrl);
+    const ingest = new AuditIngest({
+      nc,
+      store: new AuditStore(auditDb.db()),
+      logger: createLogger({ service: 'audit-test', level: 'silent' }),
+      settings: {
+        durable: uniqueName('audit_svc'),
+        batchSize: 100,
+        lingerMs: 5,
+        ackWaitMs: 30_000,
+        maxAckPending: 1000,
+        poisonDeliveries: 5,
+        maxArgumentBytes: 8192,
+      },
+    });
+    await ingest.start();
+    cleanups.push(async () => {
+      await ingest.stop();
+      await auditDb.close();
     });
 
     const child = spawn(process.execPath, [main], {
