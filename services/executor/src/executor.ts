@@ -15,6 +15,7 @@ import type { Verdict } from './pipeline/decide.js';
 import type { PolicyDeciders } from './state/deciders.js';
 import type { IdempotencyStore } from './state/idempotency.js';
 import type { RateLimiter } from './state/rate-limits.js';
+import { refuseOversizedArguments } from './pipeline/argument-shape.js';
 import { applyDefaultFields } from './pipeline/default-fields.js';
 import { acceptedResult, errorResult, pendingResult } from './pipeline/reply.js';
 import { resolveResource } from './pipeline/resolve.js';
@@ -177,6 +178,8 @@ export class Executor {
       resolveResource(resources, principal, input.kind, input.resource),
     );
     trail.resource = resource;
+    // Arguments beyond any tool's shape are refused before anything validates them in full.
+    await run.stage(trail, 'validate', () => refuseOversizedArguments(trail.arguments));
     // A saved query becomes its base-tool call here, so everything after sees that call.
     const operations = resourceOperations(this.#deps.connectors, resource);
     const saved = isSavedQueryCall(resource, operations.offered, trail.requestedTool)

@@ -30,6 +30,7 @@ import type {
 import type { MemoryProjection } from '@tollgate/kit';
 import type { SavedQueryUse } from '../call-trail.js';
 import { baseOperation, toolValidatorOf } from './validate.js';
+import { reportedProblems } from './argument-shape.js';
 
 /** A saved query found for the caller on the subject's resource. */
 export interface FoundSavedQuery {
@@ -201,11 +202,13 @@ export function validateSavedQueryCall(
   }
   const checked = base.validate(expanded);
   if (!checked.ok) {
-    const count = checked.details.length;
+    const { details, count } = reportedProblems(
+      savedQueryDetails(query, expanded, checked.details),
+    );
     throw new TollgateError(
       'ARGUMENTS_INVALID',
-      `Arguments do not match ${use.tool}: ${count} problem${count === 1 ? '' : 's'}; fix each parameter named in details.`,
-      { details: savedQueryDetails(query, expanded, checked.details) },
+      `Arguments do not match ${use.tool}: ${count}; fix each parameter named in details.`,
+      { details },
     );
   }
   return { tool: base.tool, narrow, args: checked.args };

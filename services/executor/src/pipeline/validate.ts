@@ -1,4 +1,5 @@
 import { TollgateError, toolName } from '@tollgate/core';
+import { reportedProblems } from './argument-shape.js';
 import type {
   CompiledToolSet,
   KindRegistry,
@@ -182,11 +183,11 @@ export function validateCall(
   }
   const checked = validator.validate(args);
   if (!checked.ok) {
-    const count = checked.details.length;
+    const { details, count } = reportedProblems(checked.details);
     throw new TollgateError(
       'ARGUMENTS_INVALID',
-      `Arguments do not match ${tool.name}: ${count} problem${count === 1 ? '' : 's'}; fix each path named in details.`,
-      { details: checked.details },
+      `Arguments do not match ${tool.name}: ${count}; fix each path named in details.`,
+      { details },
     );
   }
   return { tool, args: checked.args };
