@@ -35,6 +35,7 @@ export { SpanKind, currentTraceId, extractTrace, inSpan, injectTrace } from './b
 export { request, serve, wireError } from './bus/rpc.js';
 export type { BusReply, RequestOptions, ServeOptions, ServeReply } from './bus/rpc.js';
 export { EventPublisher, consumeEvents, deadLetter, ensureEventStream } from './bus/events.js';
+export { storageReplicas } from './bus/replicas.js';
 export type {
   ConsumerMessages,
   DurableConsumerOptions,

@@ -11,6 +11,7 @@ import {
 import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { EVENTS_STREAM, subjects } from '@tollgate/contracts/bus';
 import type { EventType } from '@tollgate/contracts/bus';
+import { storageReplicas } from './replicas.js';
 import { injectTrace } from './trace.js';
 
 export interface EventStreamOptions {
@@ -39,6 +40,7 @@ export async function ensureEventStream(
     storage: StorageType.File,
     max_age: nanos(options.maxAgeMs ?? 7 * 24 * 3600_000),
     duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
+    num_replicas: storageReplicas(),
   };
   try {
     const current = (await jsm.streams.info(EVENTS_STREAM)).config;
@@ -47,7 +49,9 @@ export async function ensureEventStream(
       current.duplicate_window === config.duplicate_window &&
       current.subjects?.length === 1 &&
       current.subjects[0] === subjects.allEvents;
-    if (!same) await jsm.streams.update(EVENTS_STREAM, config);
+    // Its replica count stays as the stream was created (moving it is an operator's decision).
+    if (!same)
+      await jsm.streams.update(EVENTS_STREAM, { ...config, num_replicas: current.num_replicas });
   } catch (err) {
     if (!isNotFound(err)) throw err;
     try {

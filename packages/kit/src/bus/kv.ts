@@ -2,6 +2,7 @@ import { Kvm } from '@nats-io/kv';
 import type { KV, KvEntry, KvOptions } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../log/logger.js';
+import { storageReplicas } from './replicas.js';
 
 /** Opens a KV bucket, creating it when missing (idempotent). */
 export async function openBucket(
@@ -9,7 +10,7 @@ export async function openBucket(
   name: string,
   options: Partial<KvOptions> = {},
 ): Promise<KV> {
-  return new Kvm(nc).create(name, options);
+  return new Kvm(nc).create(name, { replicas: storageReplicas(), ...options });
 }
 
 export interface BucketWatch {
