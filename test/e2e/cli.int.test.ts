@@ -59,6 +59,7 @@ describe('e2e - tollgate --json', () => {
       infra: Array<{ name: string; healthy: boolean }>;
       services: Array<{ name: string; state: string; address: string; pid?: number }>;
       console: string;
+      mcp: string;
     }>(['status']);
     expect(status.healthy).toBe(true);
     expect(status.nats).toMatch(/^nats:\/\//);
@@ -72,8 +73,10 @@ describe('e2e - tollgate --json', () => {
       'memory',
       'audit',
       'console',
+      'mcp',
     ]);
     expect(status.console).toMatch(/^https?:\/\//);
+    expect(status.mcp).toMatch(/^https?:\/\/.+\/mcp$/);
     for (const s of status.services) {
       expect(['running', 'external']).toContain(s.state);
       expect(s.address).toMatch(/^[\d.]+:\d+$/);

@@ -34,6 +34,7 @@ export {
   SERVICE_NAMES,
   addressVariable,
   consoleUrl,
+  mcpUrl,
   natsUrl,
   serviceAddress,
 } from './stack/services.js';

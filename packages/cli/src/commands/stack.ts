@@ -12,7 +12,7 @@ export function registerStack(program: Command, run: ActionRunner): void {
   program
     .command('up')
     .description(
-      'start the local infrastructure, every service and the web console, wait until healthy',
+      'start the local infrastructure, every service, the web console and the MCP endpoint, wait until healthy',
     )
     .option('--no-infra', 'do not run deploy/local/up.sh (the infrastructure is managed elsewhere)')
     .option('--timeout <seconds>', 'how long each service may take to become healthy', '120')
@@ -110,6 +110,7 @@ function renderStatus(ctx: CliContext, status: StackStatus, mode: 'up' | 'status
   );
   const footer = [
     `console: ${style.cyan(status.console)}`,
+    `MCP clients connect to ${style.cyan(status.mcp)} (or launch \`tollgate mcp --as AGENT\`)`,
     `agents connect to ${style.cyan(status.nats)} (tools: tollgate.v1.svc.synthesizer.list_tools)`,
     `state: ${status.home}   trusted issuers: ${status.trustedIssuersFile}`,
   ];

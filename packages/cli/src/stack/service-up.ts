@@ -53,6 +53,8 @@ export async function serviceUp(
     TOLLGATE_TRUSTED_ISSUERS_FILE: home.trustedIssuersFile,
     // The console mints the principal tokens it calls the others with, from the dev issuer.
     ...(name === 'console' ? { TOLLGATE_CONSOLE_ISSUER_KEY_FILE: home.issuerKeyFile } : {}),
+    // So does the MCP front end, for the principals its clients' tokens map to.
+    ...(name === 'mcp' ? { TOLLGATE_MCP_ISSUER_KEY_FILE: home.issuerKeyFile } : {}),
     TOLLGATE_LOG_LEVEL: options.env.TOLLGATE_LOG_LEVEL || 'info',
   };
   const settings = { ...settingsOf(env), ...trust };

@@ -1,8 +1,9 @@
 /**
  * The services of the local stack — the control and data planes, `auth-callout` (lets agents
- * onto the bus with their tokens) and the web console — and where they listen for gRPC (the
- * same variables and defaults as the services' own `serviceEndpoints`; the callout and the
- * console serve only health there), plus the NATS URL agents use and the console's URL.
+ * onto the bus with their tokens), the web console and the MCP front end — and where they
+ * listen for gRPC (the same variables and defaults as the services' own `serviceEndpoints`;
+ * the callout, the console and MCP serve only health there), plus the NATS URL agents use,
+ * the console's URL and the MCP endpoint.
  */
 export const SERVICE_NAMES = [
   'auth-callout',
@@ -13,6 +14,7 @@ export const SERVICE_NAMES = [
   'memory',
   'audit',
   'console',
+  'mcp',
 ] as const;
 
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -26,6 +28,7 @@ const DEFAULT_PORTS: Record<ServiceName, number> = {
   memory: 7065,
   audit: 7066,
   console: 7069,
+  mcp: 7067,
 };
 
 /** `TOLLGATE_<NAME>_GRPC_ADDR`, the variable that moves a service's gRPC address. */
@@ -52,4 +55,15 @@ export function isServiceName(value: string): value is ServiceName {
 /** Where people open the web console: `TOLLGATE_CONSOLE_PUBLIC_URL`, else `http://localhost:7080`. */
 export function consoleUrl(env: NodeJS.ProcessEnv): string {
   return env.TOLLGATE_CONSOLE_PUBLIC_URL?.trim() || 'http://localhost:7080';
+}
+
+/**
+ * Where MCP clients connect over Streamable HTTP: `TOLLGATE_MCP_RESOURCE_URL`, else
+ * `http://<TOLLGATE_MCP_HTTP_ADDR>/mcp` (the service's own defaults).
+ */
+export function mcpUrl(env: NodeJS.ProcessEnv): string {
+  return (
+    env.TOLLGATE_MCP_RESOURCE_URL?.trim() ||
+    `http://${env.TOLLGATE_MCP_HTTP_ADDR?.trim() || '127.0.0.1:7068'}/mcp`
+  );
 }

@@ -8,7 +8,7 @@ import { infraMessage, parseInfraStatus, runInfraScript } from './infra.js';
 import type { InfraServer } from './infra.js';
 import { ensureIssuer } from './issuer.js';
 import { forgetRecord, isRunning, processFiles, readRecord, stopProcess } from './processes.js';
-import { SERVICE_NAMES, consoleUrl, natsUrl, serviceAddress } from './services.js';
+import { SERVICE_NAMES, consoleUrl, mcpUrl, natsUrl, serviceAddress } from './services.js';
 import { serviceBuilds } from './builds.js';
 import { isServing, serviceEntry, serviceUp } from './service-up.js';
 import type { ServiceUpOptions } from './service-up.js';
@@ -21,6 +21,8 @@ export interface StackStatus {
   nats: string;
   /** Where people open the web console. */
   console: string;
+  /** Where MCP clients connect (Streamable HTTP). */
+  mcp: string;
   trustedIssuersFile: string;
   infra: InfraServer[];
   services: ServiceStatus[];
@@ -202,6 +204,7 @@ function summary(
     home: home.root,
     nats: natsUrl(env),
     console: consoleUrl(env),
+    mcp: mcpUrl(env),
     trustedIssuersFile: home.trustedIssuersFile,
     infra,
     services,
