@@ -2,9 +2,9 @@
  * What the orders agents' tools cost in a model's context: each tool as an MCP client receives
  * it (`tools/list` entry: name, description, input schema, output schema, annotations) and as
  * the model is handed it (name, description, input schema), counted with a real tokenizer
- * (`gpt-tokenizer`, o200k_base — the GPT-4o / o-series vocabulary). Side by side: the default
- * filter layout and the `grouped` one (one filter branch per type and operator set, with a
- * `field` enum). The demo's own descriptors (examples/orders) and policies decide who gets which
+ * (`gpt-tokenizer`, o200k_base — the GPT-4o / o-series vocabulary). Side by side: the
+ * `per_field` filter layout (the default before) and `grouped`, the default now (one filter
+ * branch per type and operator set, with a `field` enum). The demo's own descriptors (examples/orders) and policies decide who gets which
  * fields. Pure, no I/O beyond reading those files. Run: `npx tsx test/bench/mcp-tokens.bench.ts`
  * (`--smoke`: the same, it is already quick).
  */
@@ -114,7 +114,7 @@ function print(rows: ListingTokens[]): void {
   ];
   for (const r of rows) {
     lines.push(
-      `${r.agent} — layout ${r.layout}: ${r.tools.length} tools, listing ${r.listing} tokens, mean ${r.meanPerTool} per tool`,
+      `${r.agent} — layout ${r.layout}${r.layout === 'grouped' ? ' (default)' : ' (default before)'}: ${r.tools.length} tools, listing ${r.listing} tokens, mean ${r.meanPerTool} per tool`,
     );
     for (const t of r.tools)
       lines.push(

@@ -114,9 +114,9 @@ describe('table family', () => {
 
   it('family - operators follow the dialect: patterns for text, is_null for nullable fields', () => {
     const resource = orders();
-    const search = byName(synthesizeTools(resource, everything(resource), sampleKind)).get(
-      'shop_orders_search',
-    );
+    const search = byName(
+      synthesizeTools(resource, everything(resource), sampleKind, { filterLayout: 'per_field' }),
+    ).get('shop_orders_search');
     const branches = (
       ((search?.inputSchema.properties as JsonObject).filters as JsonObject).items as JsonObject
     ).anyOf as JsonObject[];

@@ -23,9 +23,10 @@ export interface SynthesisLimits {
 }
 
 /**
- * How filter branches are laid out. `per_field` (default): one branch per field and operator
- * group, `field` a const. `grouped`: fields sharing operators and value type share a branch,
- * `field` an enum — the same constraints in a fraction of the tokens for wide resources.
+ * How filter branches are laid out. `grouped` (default): fields sharing operators and value
+ * type share a branch, `field` an enum — the same constraints as `per_field` in about two
+ * thirds of the tokens (every listed tool is paid for on every model call; test/bench
+ * mcp-tokens). `per_field`: one branch per field and operator group, `field` a const.
  */
 export type FilterLayout = 'per_field' | 'grouped';
 
@@ -50,7 +51,7 @@ const LAYOUTS: readonly FilterLayout[] = ['per_field', 'grouped'];
 
 /** Merges options over the defaults; every limit must be a positive integer. */
 export function resolveOptions(options: SynthesisOptions = {}): ResolvedOptions {
-  const resolved: ResolvedOptions = { ...DEFAULT_LIMITS, filterLayout: 'per_field' };
+  const resolved: ResolvedOptions = { ...DEFAULT_LIMITS, filterLayout: 'grouped' };
   for (const [key, value] of Object.entries(options)) {
     if (value === undefined) continue;
     if (key === 'filterLayout') {

@@ -140,7 +140,28 @@ function layoutBranches(p: Projection): LaidOutBranch[] {
     if (group === undefined) groups.set(key, { ops, fields: [field], ...(value ? { value } : {}) });
     else group.fields.push(field);
   }
-  return [...groups.values()];
+  // Ordered by operator, so each field's operators read as in per_field (eq, in, exists, …).
+  return [...groups.values()].sort((a, b) => opRank(a.ops) - opRank(b.ops));
+}
+
+const OP_ORDER: readonly FilterOp[] = [
+  'eq',
+  'in',
+  'exists',
+  'is_null',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'between',
+  'match',
+  'prefix',
+  'contains',
+];
+
+function opRank(ops: FilterOp[]): number {
+  const [first] = ops;
+  return first === undefined ? OP_ORDER.length : OP_ORDER.indexOf(first);
 }
 
 function filterBranchSchema(branch: LaidOutBranch): JsonSchema {

@@ -6,6 +6,7 @@
  * reported, and when none matches the allowed values are listed.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { compareCodeUnits } from '../canonical.js';
 import type { ErrorDetail } from '../errors/codes.js';
 import { discriminatorKeys, pinnedValues } from './dispatch.js';
 import { isJsonObject } from './schema-walk.js';
@@ -78,6 +79,8 @@ export function explainAnyOf(
     );
     if (matching.length === 0) {
       const allowed = unique(candidates.flatMap((shape) => pinnedValues(shape, key)));
+      // Field names sorted, whichever layout spread them over branches.
+      if (key === 'field') allowed.sort((a, b) => compareCodeUnits(String(a), String(b)));
       const where = context.length > 0 ? ` for ${context.join(', ')}` : '';
       const path = joinPath(at.path, key);
       return [

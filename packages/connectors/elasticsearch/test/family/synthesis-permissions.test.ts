@@ -141,8 +141,9 @@ describe('permissions', () => {
     const support = permissionsFromAccess(resource, { roles: ['support'], agent: 'support_bot' });
     if (ops === undefined || support === undefined) throw new Error('both principals are allowed');
     const narrowed: PermissionSet = { ...support, limitCap: 20 };
-    const a = synthesizeTools(resource, ops);
-    const b = synthesizeTools(resource, narrowed);
+    // Branch by branch: one per field, so a hidden field's branch goes and nothing else.
+    const a = synthesizeTools(resource, ops, { filterLayout: 'per_field' });
+    const b = synthesizeTools(resource, narrowed, { filterLayout: 'per_field' });
     const hidden = new Set(ops.visibleFields.filter((f) => !narrowed.visibleFields.includes(f)));
     const unfilterable = new Set(
       ops.filterableFields.filter((f) => !narrowed.filterableFields.includes(f)),

@@ -70,7 +70,12 @@ describe('synthesis', () => {
   });
 
   it('synthesis - filter operators are pruned by field type and capability', () => {
-    const table = filterTable(toolFor(synthesizeTools(orders(), permissions(orders())), 'search'));
+    const table = filterTable(
+      toolFor(
+        synthesizeTools(orders(), permissions(orders()), { filterLayout: 'per_field' }),
+        'search',
+      ),
+    );
     const ops = Object.fromEntries([...table].map(([field, row]) => [field, [...row.keys()]]));
     expect(ops).toEqual({
       amount: ['eq', 'gt', 'gte', 'lt', 'lte', 'between'],
@@ -346,7 +351,7 @@ describe('synthesis', () => {
   it('synthesis - grouped layout shares one branch among fields with the same operators and values', () => {
     const p = permissions(orders());
     const grouped = toolFor(synthesizeTools(orders(), p, { filterLayout: 'grouped' }), 'search');
-    const perField = toolFor(synthesizeTools(orders(), p), 'search');
+    const perField = toolFor(synthesizeTools(orders(), p, { filterLayout: 'per_field' }), 'search');
     expect(filterTable(grouped)).toEqual(filterTable(perField));
     const branches = (argSchema(grouped, 'filters')?.items as JsonObject).anyOf as JsonObject[];
     const exists = branches.find(
