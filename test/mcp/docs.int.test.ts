@@ -95,6 +95,20 @@ function expanded(text: string): string {
   );
 }
 
+const SLOW = { timeout: 120_000 };
+
+async function inBatches<T, R>(
+  size: number,
+  items: T[],
+  run: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += size) {
+    out.push(...(await Promise.all(items.slice(i, i + size).map(run))));
+  }
+  return out;
+}
+
 async function connect(entry: Entry): Promise<Client> {
   const client = new Client({ name: 'docs-test', version: '1.0.0' });
   const env = Object.fromEntries(
@@ -115,6 +129,7 @@ async function connect(entry: Entry): Promise<Client> {
         env: { PATH: process.env.PATH ?? '', TOLLGATE_HOME: home, ...s.h.nats.env, ...env },
         stderr: 'pipe',
       }),
+      SLOW,
     );
   } else {
     const headers = Object.fromEntries(
@@ -125,6 +140,7 @@ async function connect(entry: Entry): Promise<Client> {
       new StreamableHTTPClientTransport(new URL(filled(entry.url!)), {
         requestInit: { headers },
       }),
+      SLOW,
     );
   }
   clients.push(client);
@@ -140,24 +156,27 @@ describe('mcp docs - the documented client configurations', () => {
     expect(entries.filter((e) => e.url !== undefined).length).toBeGreaterThanOrEqual(4);
   });
 
+  // Each entry launches its own processes (the CLI, mcp-remote): three at a time, with room for
+  // a loaded machine.
   it('mcp docs - every entry connects, lists the agent its tools and calls one', async () => {
-    const failures: string[] = [];
-    for (const entry of entries) {
+    const failures = await inBatches(3, entries, async (entry) => {
       try {
         const client = await connect(entry);
-        const names = (await client.listTools()).tools.map((t) => t.name);
+        const names = (await client.listTools(undefined, SLOW)).tools.map((t) => t.name);
         expect(names, entry.where).toContain('es_orders_get');
         expect(names, entry.where).not.toContain('es_orders_write');
-        const got = (await client.callTool({
-          name: 'es_orders_get',
-          arguments: { id: '12345' },
-        })) as { structuredContent?: { status: string } };
+        const got = (await client.callTool(
+          { name: 'es_orders_get', arguments: { id: '12345' } },
+          undefined,
+          SLOW,
+        )) as { structuredContent?: { status: string } };
         expect(got.structuredContent?.status, entry.where).toBe('ok');
         await client.close();
+        return [];
       } catch (err) {
-        failures.push(`${entry.where}: ${err instanceof Error ? err.message : String(err)}`);
+        return [`${entry.where}: ${err instanceof Error ? err.message : String(err)}`];
       }
-    }
-    expect(failures).toEqual([]);
-  });
+    });
+    expect(failures.flat()).toEqual([]);
+  }, 400_000);
 });
