@@ -180,6 +180,7 @@ export type {
   DiscoveredField,
   DiscoveredSchema,
   DiscoveredSource,
+  DiscoveredSpecValue,
   DiscoveryWarning,
   DiscoveryWarningCode,
   FieldConflict,

@@ -4,6 +4,11 @@
  */
 import type { Connector } from '@tollgate/core';
 import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
+import { httpConnector } from '@tollgate/connector-http';
 import { mcpConnector } from '@tollgate/connector-mcp';
 
-export const resourceConnectors: readonly Connector[] = [elasticsearchConnector, mcpConnector];
+export const resourceConnectors: readonly Connector[] = [
+  elasticsearchConnector,
+  httpConnector,
+  mcpConnector,
+];

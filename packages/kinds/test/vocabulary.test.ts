@@ -31,6 +31,10 @@ const WORDS: Record<string, { folder: string; words: string[] }> = {
     folder: 'packages/connectors/mcp/',
     words: ['bwrap', 'bubblewrap', 'prlimit', 'rug pull', 'McpSpec', 'pinTools', 'sandboxed'],
   },
+  http: {
+    folder: 'packages/connectors/http/',
+    words: ['openapi', 'operationid', 'requestbody', 'swagger'],
+  },
 };
 
 /** The only product file allowed to name every kind: the list itself. */

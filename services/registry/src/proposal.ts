@@ -180,6 +180,8 @@ export function composeProposal(
       (type) => kind?.fieldFamily(type) ?? type,
     );
     setFields(descriptor, merged.fields);
+    for (const { path, value } of discovery.schema.specValues ?? [])
+      setSpecValue(descriptor, path, value);
     for (const issue of merged.issues) {
       const path =
         issue.field === undefined ? 'spec.target' : joinPath('spec.schema.fields', issue.field);
@@ -311,6 +313,18 @@ function declaredFields(descriptor: JsonObject): Record<string, FieldSpec> {
   const schema = isObject(spec) ? spec.schema : undefined;
   const fields = isObject(schema) ? schema.fields : undefined;
   return isObject(fields) ? (fields as unknown as Record<string, FieldSpec>) : {};
+}
+
+/** Writes a value discovery is authoritative for into the spec, creating objects on the way. */
+function setSpecValue(descriptor: JsonObject, path: readonly string[], value: unknown): void {
+  if (!isObject(descriptor.spec)) descriptor.spec = {};
+  let node = descriptor.spec as JsonObject;
+  for (const key of path.slice(0, -1)) {
+    if (!isObject(node[key]) || !Object.hasOwn(node, key)) node[key] = {};
+    node = node[key] as JsonObject;
+  }
+  const last = path.at(-1);
+  if (last !== undefined) node[last] = structuredClone(value) as JsonObject[string];
 }
 
 function setFields(descriptor: JsonObject, fields: Record<string, FieldSpec>): void {

@@ -20,6 +20,19 @@ export interface DiscoveredSchema {
   warnings: DiscoveryWarning[];
   /** What the data system calls one source and several, for messages (`index`, `indices`). */
   sourceNoun?: { one: string; many: string };
+  /**
+   * Parts of `spec` discovery is authoritative for beside the fields (e.g. an API's own
+   * description of each selected operation): each value replaces what the proposal's spec
+   * holds at its path (objects on the way are created).
+   */
+  specValues?: DiscoveredSpecValue[];
+}
+
+/** One part of `spec` as discovery read it. */
+export interface DiscoveredSpecValue {
+  /** Keys from `spec` down, e.g. `['operations', 'list_tickets', 'request']`. */
+  path: string[];
+  value: JsonValue;
 }
 
 /** One concrete object behind the target. */
