@@ -170,7 +170,7 @@ export function describeOperation(
     byKey.set(`${where}:${p['name']}`, {
       name: p['name'],
       in: where,
-      required: where === 'path' || p['required'] === true,
+      mandatory: where === 'path' || p['required'] === true,
       ...(p['explode'] === false ? { explode: false } : {}),
       schema: toJsonSchema(p['schema']),
       ...(typeof p['description'] === 'string'
@@ -200,7 +200,7 @@ export function describeOperation(
       (b) => isObject(b) && typesOf(b).includes('array') && b['items'] === bodySchema,
     );
     request.body = {
-      required: body?.['required'] === true,
+      mandatory: body?.['required'] === true,
       schema: bodySchema,
       ...(asList ? { asList } : {}),
     };

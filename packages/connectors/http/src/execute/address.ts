@@ -1,12 +1,20 @@
 /**
  * Where a request may go. The host is resolved once per request and the connection made to
- * that address (no second lookup a rebinding DNS server could answer differently); loopback,
- * private, link-local and other special addresses are refused unless the base URL itself names
- * such an address literally.
+ * that address (no second lookup a rebinding DNS server could answer differently). Loopback,
+ * private and other special addresses are refused unless the base URL names such an address
+ * literally; link-local (cloud metadata), unspecified and multicast addresses always are.
  */
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { UpstreamError } from '@tollgate/core';
+
+const never = new BlockList();
+never.addSubnet('0.0.0.0', 8, 'ipv4');
+never.addSubnet('169.254.0.0', 16, 'ipv4');
+never.addSubnet('224.0.0.0', 3, 'ipv4');
+never.addSubnet('::', 128, 'ipv6');
+never.addSubnet('fe80::', 10, 'ipv6');
+never.addSubnet('ff00::', 8, 'ipv6');
 
 const special = new BlockList();
 for (const [net, bits] of [
@@ -32,6 +40,12 @@ for (const [net, bits] of [
 ] as const)
   special.addSubnet(net, bits, 'ipv6');
 
+/** True for addresses no request may go to, whatever the base URL (link-local, multicast, …). */
+export function isForbiddenAddress(address: string): boolean {
+  const family = isIP(address);
+  return family === 0 || never.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
 /** True for loopback, private, link-local, shared, multicast and unspecified addresses. */
 export function isSpecialAddress(address: string): boolean {
   const family = isIP(address);
@@ -55,7 +69,12 @@ const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
 export async function pinAddress(base: URL, resource: string): Promise<PinnedAddress> {
   const host = hostOf(base);
   const literal = isIP(host);
-  if (literal !== 0) return { address: host, family: literal as 4 | 6 };
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw refused(resource);
+  if (literal !== 0) {
+    // An IPv4-mapped IPv6 literal hides an IPv4 address: refused rather than decoded.
+    if (isForbiddenAddress(host) || /^::ffff:/i.test(host)) throw refused(resource);
+    return { address: host, family: literal as 4 | 6 };
+  }
   let answers: Array<{ address: string; family: number }>;
   try {
     answers = await lookup(host, { all: true, verbatim: true });

@@ -8,7 +8,7 @@ import { TollgateError, UpstreamError } from '@tollgate/core';
 import type { CompiledRequest, ExecuteContext, UpstreamResponse } from '@tollgate/core';
 import { httpSpec } from '../kind/spec.js';
 import type { HttpRequest } from '../native.js';
-import { pinAddress } from './address.js';
+import { pinAddress, refused } from './address.js';
 import { authenticate } from './credential.js';
 import { statusError } from './failure.js';
 import { SendFailure, send } from './send.js';
@@ -32,7 +32,9 @@ export async function executeRequest(
 ): Promise<UpstreamResponse> {
   const started = Date.now();
   const spec = httpSpec(ctx.descriptor);
-  const origin = new URL(spec.connection.baseUrl).origin;
+  const base = new URL(spec.connection.baseUrl);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw refused(request.resource);
+  const origin = base.origin;
   const limits: SendLimits = {
     resource: request.resource,
     origin,

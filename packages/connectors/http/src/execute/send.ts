@@ -121,7 +121,12 @@ function exchange(
       fn();
     };
     const req = (secure ? httpsRequest : httpRequest)(options, (res: IncomingMessage) => {
-      readBody(res, limits.maxBytes).then(
+      // Settled synchronously when the cap is passed: destroying the socket queues its own error.
+      const onTooLarge = (): void => {
+        finish(() => reject(tooLarge()));
+        req.destroy();
+      };
+      readBody(res, limits.maxBytes, onTooLarge).then(
         (body) =>
           finish(() =>
             resolve({
@@ -162,11 +167,12 @@ function exchange(
 }
 
 /** Reads the body, refusing it as soon as it passes `maxBytes` (an endless body stops there). */
-function readBody(res: IncomingMessage, maxBytes: number): Promise<Buffer> {
+function readBody(res: IncomingMessage, maxBytes: number, onTooLarge: () => void): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(res.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
-      reject(tooLarge());
+      onTooLarge();
+      res.destroy();
       return;
     }
     const chunks: Buffer[] = [];
@@ -174,8 +180,8 @@ function readBody(res: IncomingMessage, maxBytes: number): Promise<Buffer> {
     res.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) {
+        onTooLarge();
         res.destroy();
-        reject(tooLarge());
         return;
       }
       chunks.push(chunk);

@@ -60,12 +60,12 @@ export function offeredArguments(
     if (paging.has(parameter.name) || Object.hasOwn(pinned, parameter.name)) continue;
     const schema = settable.has(parameter.name) ? toolValueSchema(parameter.schema) : undefined;
     if (schema === undefined) {
-      if (parameter.required) return { missing: `parameter ${parameter.name}` };
+      if (parameter.mandatory) return { missing: `parameter ${parameter.name}` };
       continue;
     }
     parameters.push({
       name: parameter.name,
-      required: parameter.required,
+      required: parameter.mandatory,
       schema,
       parameter,
       ...(parameter.description === undefined ? {} : { description: parameter.description }),
@@ -88,7 +88,7 @@ export function offeredArguments(
       }
       properties.push({ name, required: required.has(name), schema });
     }
-    result.body = { required: request.body.required, properties };
+    result.body = { required: request.body.mandatory, properties };
   }
   return result;
 }

@@ -108,7 +108,8 @@ export interface HttpParameter {
   /** @pattern ^[A-Za-z0-9_.-]{1,64}$ */
   name: string;
   in: 'path' | 'query' | 'header';
-  required: boolean;
+  /** The document's `required` (always true for a path parameter). */
+  mandatory: boolean;
   /** Array values joined with commas (`explode: false`) instead of repeated. */
   explode?: boolean;
   /** JSON Schema of the value (draft 2020-12, converted from the document). */
@@ -130,7 +131,7 @@ export interface HttpRequestShape {
    * document takes one record or a list of them and answers with a list, so one record is sent
    * as a list of one (the answer then matches the declared response).
    */
-  body?: { required: boolean; schema: Record<string, unknown>; asList?: boolean };
+  body?: { mandatory: boolean; schema: Record<string, unknown>; asList?: boolean };
 }
 
 /** A declared response: content type and JSON Schema of the body. */
