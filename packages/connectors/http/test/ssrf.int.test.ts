@@ -4,7 +4,7 @@
  * kind's port block: a literal loopback base URL is allowed, everything it points elsewhere is not.
  */
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isTollgateError } from '@tollgate/core';
 import type { VersionedResource } from '@tollgate/core';
@@ -39,7 +39,7 @@ const document = {
 };
 
 /** What `/thing` does on the probe server, per test. */
-let behaviour: (res: import('node:http').ServerResponse) => void = (res) => res.end();
+let behaviour: (res: ServerResponse) => void = (res) => res.end();
 
 const servers: Server[] = [];
 function listen(port: number, handler: Parameters<typeof createServer>[0]): Promise<void> {
