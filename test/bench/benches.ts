@@ -41,6 +41,11 @@ export const benches: readonly Bench[] = [
     script: 'test/bench/executor.bench.ts',
     needsInfra: true,
   },
+  {
+    name: 'http kind: a Directus call through Tollgate vs direct fetch',
+    script: 'packages/connectors/http/bench/call.bench.ts',
+    needsInfra: true,
+  },
   { name: 'synthesizer ListTools', script: 'test/bench/synthesizer.bench.ts', needsInfra: true },
   {
     name: 'MCP tools/call over Streamable HTTP vs NATS SDK vs direct',
