@@ -1,9 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { SpanKind, trace } from '@opentelemetry/api';
 import {
+  EventPublisher,
+  EventTypes,
   createLogger,
+  extractTrace,
   inSpan,
+  subjects,
   request,
   serve,
   startTelemetry,
@@ -60,5 +65,48 @@ describe('smoke - OpenTelemetry across NATS', () => {
     expect(handlerTraceId).toBe(rootTraceId);
     expect(client!.parentSpanContext?.spanId).toBe(root!.spanContext().spanId);
     expect(server!.parentSpanContext?.spanId).toBe(client!.spanContext().spanId);
+  });
+
+  it('trace - an event publication is a producer span of the call, and its subscriber continues the trace', async () => {
+    const tenant = uniqueName('trace-tenant').replaceAll('_', '-');
+    const subject = subjects.event(EventTypes.callCompleted, tenant);
+    const secret = 'payload-secret-4711';
+    const received = new Promise<string>((resolve) => {
+      const sub = nc.subscribe(subject, {
+        max: 1,
+        callback: (_err, msg) => {
+          resolve(trace.getSpanContext(extractTrace(msg.headers))?.traceId ?? '');
+          sub.unsubscribe();
+        },
+      });
+    });
+    await nc.flush();
+    const rootTraceId = await inSpan('agent call', async () => {
+      await new EventPublisher(nc).publish(
+        EventTypes.callCompleted,
+        crypto.randomUUID(),
+        new TextEncoder().encode(secret),
+        tenant,
+      );
+      return currentTraceId();
+    });
+    expect(await received).toBe(rootTraceId);
+    await processor.forceFlush();
+    const spans = exporter.getFinishedSpans();
+    const root = spans.find(
+      (s) => s.name === 'agent call' && s.spanContext().traceId === rootTraceId,
+    );
+    const publish = spans.find(
+      (s) =>
+        s.name === `publish ${EventTypes.callCompleted}` && s.spanContext().traceId === rootTraceId,
+    );
+    expect(publish?.kind).toBe(SpanKind.PRODUCER);
+    expect(publish?.parentSpanContext?.spanId).toBe(root?.spanContext().spanId);
+    expect(publish?.attributes).toMatchObject({
+      'messaging.system': 'nats',
+      'messaging.destination.name': subject,
+    });
+    expect(typeof publish?.attributes['messaging.nats.stream_sequence']).toBe('number');
+    expect(JSON.stringify(publish?.attributes)).not.toContain(secret);
   });
 });

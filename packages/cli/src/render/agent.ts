@@ -1,5 +1,6 @@
 import type { AgentStep, AgentToolCall } from '@tollgate/sdk';
 import type { Style } from '../output/style.js';
+import { traceText } from './trace.js';
 
 /** A step of the agent loop for people: each structured call and how it went. */
 export function renderStep(step: AgentStep, style: Style): string {
@@ -10,7 +11,7 @@ export function renderToolCall(call: AgentToolCall, style: Style): string {
   const args =
     typeof call.arguments === 'string' ? call.arguments : JSON.stringify(compact(call.arguments));
   const head = `  ${style.cyan('→')} ${style.bold(call.tool)} ${style.dim(args)}`;
-  const trace = call.meta?.traceId ? style.dim(` · trace ${call.meta.traceId}`) : '';
+  const trace = call.meta?.traceId ? style.dim(` · ${traceText(call.meta.traceId)}`) : '';
   let result: string;
   switch (call.status) {
     case 'ok':

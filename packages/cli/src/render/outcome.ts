@@ -2,6 +2,7 @@ import type { JsonValue } from '@bufbuild/protobuf';
 import type { CallMeta, CallOutcome, FinalOutcome } from '@tollgate/sdk';
 import type { Style } from '../output/style.js';
 import { renderFields, renderTable } from '../output/table.js';
+import { traceText } from './trace.js';
 
 /** A call's envelope as JSON output: the same facts the SDK returns, without functions. */
 export interface PlainOutcome {
@@ -50,12 +51,12 @@ export function renderOutcome(outcome: PlainOutcome, style: Style): string {
       for (const d of e.details as Array<{ path?: string; message?: string }>) {
         lines.push(`  ${d.path ? `${d.path}: ` : ''}${d.message ?? ''}`);
       }
-      if (meta?.traceId) lines.push(style.dim(`trace ${meta.traceId}`));
+      if (meta?.traceId) lines.push(style.dim(traceText(meta.traceId)));
       break;
     }
     case 'pending_approval':
       lines.push(
-        `${style.yellow('pending approval')} ${tool}${style.dim(meta?.traceId ? `trace ${meta.traceId}` : '')}`,
+        `${style.yellow('pending approval')} ${tool}${style.dim(meta?.traceId ? traceText(meta.traceId) : '')}`,
       );
       lines.push(`  approval ${style.bold(outcome.approvalId ?? '')}   call ${outcome.callId}`);
       lines.push(`  an approver runs: tollgate approvals approve ${outcome.approvalId ?? ''}`);
@@ -76,7 +77,7 @@ export function metaLine(meta: CallMeta | undefined): string {
   const total = meta.total !== undefined ? ` of ${meta.total}` : '';
   parts.push(`${meta.returned}${total} returned${meta.truncated ? ' (truncated)' : ''}`);
   parts.push(`${meta.latencyMs} ms`);
-  if (meta.traceId) parts.push(`trace ${meta.traceId}`);
+  if (meta.traceId) parts.push(traceText(meta.traceId));
   if (meta.nextCursor) parts.push('more: pass meta.nextCursor as cursor');
   return parts.join(' · ');
 }

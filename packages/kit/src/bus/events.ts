@@ -12,7 +12,7 @@ import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstrea
 import { EVENTS_STREAM, subjects } from '@tollgate/contracts/bus';
 import type { EventType } from '@tollgate/contracts/bus';
 import { storageReplicas } from './replicas.js';
-import { injectTrace } from './trace.js';
+import { SpanKind, inSpan, injectTrace } from './trace.js';
 
 export interface EventStreamOptions {
   /** How long events are kept (default 7 days). */
@@ -87,14 +87,31 @@ export class EventPublisher {
     tenant: string,
     timeoutMs = 5_000,
   ): Promise<{ seq: number; duplicate: boolean }> {
-    const hdrs = injectTrace(natsHeaders());
-    hdrs.set('tollgate-event-type', type);
-    const ack = await this.#js.publish(subjects.event(type, tenant), payload, {
-      msgID: eventId,
-      headers: hdrs,
-      timeout: timeoutMs,
-    });
-    return { seq: ack.seq, duplicate: ack.duplicate };
+    const subject = subjects.event(type, tenant);
+    // A producer span per event; consumers (the audit ingester) continue the trace from it.
+    return inSpan(
+      `publish ${type}`,
+      async (span) => {
+        const hdrs = injectTrace(natsHeaders());
+        hdrs.set('tollgate-event-type', type);
+        const ack = await this.#js.publish(subject, payload, {
+          msgID: eventId,
+          headers: hdrs,
+          timeout: timeoutMs,
+        });
+        span.setAttribute('messaging.nats.stream_sequence', ack.seq);
+        return { seq: ack.seq, duplicate: ack.duplicate };
+      },
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.operation.type': 'publish',
+          'messaging.destination.name': subject,
+          'tollgate.event_type': type,
+        },
+      },
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { consumeEvents } from '@tollgate/kit';
+import { SpanKind, trace } from '@opentelemetry/api';
+import { consumeEvents, extractTrace } from '@tollgate/kit';
 import type { ConsumerMessages, JsMsg, Logger } from '@tollgate/kit';
 import type { AuditStore } from '../store.js';
 import { BatchProgress, storeBatch } from './batch.js';
@@ -163,6 +164,31 @@ export class AuditIngest {
 
   /** Stores a prepared batch, retrying while the store is unavailable, then acknowledges it. */
   async #write(prepared: Prepared[]): Promise<void> {
+    // One consumer span per event, a child of the publisher's span (its `traceparent`), so a
+    // call's trace ends in its audit ingestion. Only the subject and stream position are set.
+    const spans = prepared.map(({ msg }) =>
+      tracer().startSpan(
+        'audit ingest',
+        {
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            'messaging.system': 'nats',
+            'messaging.operation.type': 'process',
+            'messaging.destination.name': msg.subject,
+            'messaging.nats.stream_sequence': msg.info.streamSequence,
+          },
+        },
+        extractTrace(msg.headers),
+      ),
+    );
+    try {
+      await this.#writeAcknowledged(prepared);
+    } finally {
+      for (const span of spans) span.end();
+    }
+  }
+
+  async #writeAcknowledged(prepared: Prepared[]): Promise<void> {
     const progress = new BatchProgress();
     let backoff = 250;
     let paused = false;
@@ -226,3 +252,5 @@ export class AuditIngest {
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+const tracer = () => trace.getTracer('tollgate.audit');
