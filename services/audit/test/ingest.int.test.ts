@@ -3,6 +3,10 @@ import { jetstream } from '@nats-io/jetstream';
 import { QueryRequestSchema, VerifyRequestSchema } from '@tollgate/contracts/audit/v1';
 import { CallStatus } from '@tollgate/contracts/call/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
+import { currentTraceId, inSpan, startTelemetry } from '@tollgate/kit';
+import type { Telemetry } from '@tollgate/kit';
 import { GENESIS, linkRecords, recordHash } from '../src/chain/chain.js';
 import { draftRecord } from '../src/ingest/draft.js';
 import { collections } from '../src/store.js';
@@ -16,13 +20,18 @@ import { eventually, uniqueName } from './support/servers.js';
 const CANARY = 'sk-ant-api03-CANARY0123456789abcdefghijklmnop';
 
 let h: Harness;
+const spans = new InMemorySpanExporter();
+const processor = new SimpleSpanProcessor({ exporter: spans });
+let telemetry: Telemetry;
 
 beforeAll(async () => {
+  telemetry = startTelemetry({ service: 'audit-test', spanProcessors: [processor] });
   h = await startHarness();
 });
 
 afterAll(async () => {
   await h?.close();
+  await telemetry?.shutdown();
 });
 
 const records = () => h.mongo.db.collection<AuditDocument>(collections.records);
@@ -30,6 +39,32 @@ const countOf = (tenant: string) => records().countDocuments({ tenant });
 const verify = (tenant: string) => h.trail.verify(tenant, create(VerifyRequestSchema, {}));
 
 describe('audit ingest', () => {
+  it("ingest - each event's ingestion is a consumer span in the publisher's trace, without the event's content", async () => {
+    const tenant = uniqueName('tr').replace(/_/g, '-');
+    const event = callCompleted({ tenant, callId: 'traced-1' });
+    const traceId = await inSpan('agent call', async () => {
+      await publishAll(h.nc, [event]);
+      return currentTraceId();
+    });
+    await eventually(async () => ((await countOf(tenant)) === 1 ? true : undefined));
+    const ingest = await eventually(async () => {
+      await processor.forceFlush();
+      return spans
+        .getFinishedSpans()
+        .find((s) => s.name === 'audit ingest' && s.spanContext().traceId === traceId);
+    });
+    const publish = spans
+      .getFinishedSpans()
+      .find((s) => s.name.startsWith('publish ') && s.spanContext().traceId === traceId);
+    expect(ingest.kind).toBe(SpanKind.CONSUMER);
+    expect(ingest.parentSpanContext?.spanId).toBe(publish?.spanContext().spanId);
+    expect(ingest.attributes['messaging.destination.name']).toMatch(
+      /^tollgate\.v1\.evt\.call\.completed\./,
+    );
+    const text = JSON.stringify([ingest.attributes, publish?.attributes]);
+    expect(text).not.toContain('traced-1');
+  });
+
   it('ingest - every event is recorded once in its own tenant chain, and each chain verifies', async () => {
     const [a, b] = [uniqueName('ta').replace(/_/g, '-'), uniqueName('tb').replace(/_/g, '-')];
     const events = [
