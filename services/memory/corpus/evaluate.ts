@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { findInjection } from '../src/screen/instructions.js';
+import { findInjection } from '@tollgate/core';
 import { secretReason } from '../src/screen/secrets.js';
 
 export type CorpusLabel = 'benign' | 'instruction' | 'secret';
