@@ -1,0 +1,39 @@
+import type { SqlColumnType } from './model.js';
+
+/**
+ * What differs between SQL servers when compiling. Each kind supplies one, built on its
+ * driver's own escaping; the SQL core never quotes an identifier or renders a value itself.
+ */
+export interface SqlDialect {
+  /** The kind's name, for messages. */
+  readonly name: string;
+  /** Quotes an identifier with the driver's escaping (`pg` escapeIdentifier, mysql2 escapeId). */
+  quoteIdentifier(name: string): string;
+  /**
+   * The SQL for bind parameter number `index` (1-based) holding a value of `type`, with a cast
+   * when the server would otherwise compare it imprecisely (MySQL compares strings to integers
+   * as doubles).
+   */
+  parameter(index: number, type: SqlColumnType): string;
+  /** Case-insensitive pattern match: `ILIKE` or a `LIKE` under a case-insensitive collation. */
+  caseInsensitiveLike(column: string, parameter: string): string;
+  /**
+   * One `ORDER BY` key with nulls sorted last ascending and first descending (PostgreSQL's
+   * default), so keyset pagination reads the same on every server.
+   */
+  orderKey(column: string, order: 'asc' | 'desc', nullable: boolean): string;
+  /** `column` truncated to the start of its calendar `interval`, as a value of the column's type. */
+  truncateDate(column: string, interval: CalendarInterval): string;
+  /** Rows inserted are returned by `RETURNING` (PostgreSQL); otherwise the key is read back. */
+  readonly returning: boolean;
+}
+
+export type CalendarInterval = 'hour' | 'day' | 'week' | 'month' | 'year';
+
+export const CALENDAR_INTERVALS: readonly CalendarInterval[] = [
+  'hour',
+  'day',
+  'week',
+  'month',
+  'year',
+];
