@@ -49,4 +49,9 @@ export type { Closable } from './execute/pools.js';
 export { sqlLogin } from './execute/login.js';
 export type { SqlConnection, SqlLogin } from './execute/login.js';
 export { fieldsOf, sqlCompileContext, tableOf } from './resource.js';
-export type { DiscoveredColumnFacts, SqlFieldSpec, SqlPrincipal, SqlResourceSpec } from './resource.js';
+export type {
+  DiscoveredColumnFacts,
+  SqlFieldSpec,
+  SqlPrincipal,
+  SqlResourceSpec,
+} from './resource.js';

@@ -42,7 +42,14 @@ export function tableOf(spec: SqlResourceSpec): SqlTable {
     const { nullable = true, ...facts } = field.column ?? conservativeFacts(field.type);
     const type: SqlColumnType = { ...facts, class: field.type };
     const column: SqlColumn = { name, type, nullable };
-    for (const capability of ['filterable', 'returnable', 'sortable', 'range', 'searchable', 'aggregatable'] as const) {
+    for (const capability of [
+      'filterable',
+      'returnable',
+      'sortable',
+      'range',
+      'searchable',
+      'aggregatable',
+    ] as const) {
       if (field[capability] === true) column[capability] = true;
     }
     if (field.description !== undefined) column.description = field.description;
@@ -59,20 +66,36 @@ export function tableOf(spec: SqlResourceSpec): SqlTable {
 
 /** Facts assumed for a column discovery has not seen: nullable, widest bounds. */
 function conservativeFacts(type: SqlValueClass): DiscoveredColumnFacts {
-  return type === 'integer' ? { native: 'unknown', nullable: true, bits: 64 } : { native: 'unknown', nullable: true };
+  return type === 'integer'
+    ? { native: 'unknown', nullable: true, bits: 64 }
+    : { native: 'unknown', nullable: true };
 }
 
 /** The spec's fields with discovered facts written in (what a merged resource version stores). */
 export function fieldsOf(table: SqlTable): Record<string, SqlFieldSpec> {
   const out: Record<string, SqlFieldSpec> = {};
-  for (const [name, column] of [...table.columns].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [name, column] of [...table.columns].sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  )) {
     const { class: type, ...facts } = column.type;
     const field: SqlFieldSpec = { type, column: { ...facts, nullable: column.nullable } };
-    for (const capability of ['filterable', 'returnable', 'sortable', 'range', 'searchable', 'aggregatable'] as const) {
+    for (const capability of [
+      'filterable',
+      'returnable',
+      'sortable',
+      'range',
+      'searchable',
+      'aggregatable',
+    ] as const) {
       if (column[capability] === true) field[capability] = true;
     }
     if (column.description !== undefined) field.description = column.description;
-    Object.defineProperty(out, name, { value: field, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, name, {
+      value: field,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
@@ -99,9 +122,17 @@ export function sqlCompileContext(
   const rowFilter = spec.access.rowFilter;
   let pinned: SqlCompileContext['pinned'];
   if (rowFilter !== undefined) {
-    const value = rowFilter.equals === 'principal.tenant' ? principal.tenant : rowFilter.equals === 'principal.agent' ? principal.agent : principal.user;
+    const value =
+      rowFilter.equals === 'principal.tenant'
+        ? principal.tenant
+        : rowFilter.equals === 'principal.agent'
+          ? principal.agent
+          : principal.user;
     if (typeof value !== 'string' || value.length === 0) {
-      throw new TollgateError('POLICY_DENIED', `${resource} only serves rows scoped to ${rowFilter.equals}, which this call does not have.`);
+      throw new TollgateError(
+        'POLICY_DENIED',
+        `${resource} only serves rows scoped to ${rowFilter.equals}, which this call does not have.`,
+      );
     }
     pinned = { column: rowFilter.field, value };
   }

@@ -1,5 +1,10 @@
 import { TollgateError } from '@tollgate/core';
-import type { CatalogColumn, CatalogTable, CatalogWarning, SqlIndex } from '@tollgate/connector-sql';
+import type {
+  CatalogColumn,
+  CatalogTable,
+  CatalogWarning,
+  SqlIndex,
+} from '@tollgate/connector-sql';
 
 import { COLUMNS_QUERY, INDEXES_QUERY, TABLE_QUERY } from './queries.js';
 import { pgColumnType } from './types.js';
@@ -9,7 +14,8 @@ export interface Queryable {
   query(text: string, values: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
 }
 
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value.length > 0 ? value : undefined);
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.length > 0 ? value : undefined;
 const list = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
 
 /**
@@ -17,7 +23,11 @@ const list = (value: unknown): string[] => (Array.isArray(value) ? value.map(Str
  * nullability and comments, the primary key, valid indexes, and warnings for what cannot be
  * exposed faithfully. `NOT_FOUND` when there is no such relation (or the login cannot see it).
  */
-export async function readCatalog(db: Queryable, schema: string, table: string): Promise<CatalogTable> {
+export async function readCatalog(
+  db: Queryable,
+  schema: string,
+  table: string,
+): Promise<CatalogTable> {
   const [relation, columnRows, indexRows] = [
     await db.query(TABLE_QUERY, [schema, table]),
     await db.query(COLUMNS_QUERY, [schema, table]),
@@ -25,7 +35,10 @@ export async function readCatalog(db: Queryable, schema: string, table: string):
   ];
   const head = relation.rows[0];
   if (head === undefined) {
-    throw new TollgateError('NOT_FOUND', `No table or view ${schema}.${table} is visible to the resource's login.`);
+    throw new TollgateError(
+      'NOT_FOUND',
+      `No table or view ${schema}.${table} is visible to the resource's login.`,
+    );
   }
   const warnings: CatalogWarning[] = [];
   const columns: CatalogColumn[] = columnRows.rows.map((row) => {
@@ -42,16 +55,28 @@ export async function readCatalog(db: Queryable, schema: string, table: string):
               typname: elemTypname,
               typtype: String(row['elem_typtype']),
               formatted: String(row['elem_formatted']),
-              ...(Array.isArray(row['elem_enum_values']) ? { enumValues: list(row['elem_enum_values']) } : {}),
+              ...(Array.isArray(row['elem_enum_values'])
+                ? { enumValues: list(row['elem_enum_values']) }
+                : {}),
             },
           }),
     });
     const name = String(row['name']);
     if (type.class === 'other') {
-      warnings.push({ code: 'unsupported_type', column: name, message: `Column "${name}" has type ${type.native}, which has no faithful JSON form; it can be returned as text only.` });
+      warnings.push({
+        code: 'unsupported_type',
+        column: name,
+        message: `Column "${name}" has type ${type.native}, which has no faithful JSON form; it can be returned as text only.`,
+      });
     }
     const description = text(row['description']);
-    return { name, type, nullable: row['nullable'] === true, hasDefault: row['has_default'] === true, ...(description === undefined ? {} : { description }) };
+    return {
+      name,
+      type,
+      nullable: row['nullable'] === true,
+      hasDefault: row['has_default'] === true,
+      ...(description === undefined ? {} : { description }),
+    };
   });
   const indexes: SqlIndex[] = indexRows.rows.map((row) => ({
     name: String(row['name']),
@@ -63,8 +88,20 @@ export async function readCatalog(db: Queryable, schema: string, table: string):
   const relkind = String(head['relkind']);
   const kind = relkind === 'r' || relkind === 'p' ? 'table' : 'view';
   if (kind === 'table' && primaryKey.length === 0) {
-    warnings.push({ code: 'no_primary_key', message: `${schema}.${table} has no primary key: rows cannot be fetched or updated one by one, and search pages cannot continue.` });
+    warnings.push({
+      code: 'no_primary_key',
+      message: `${schema}.${table} has no primary key: rows cannot be fetched or updated one by one, and search pages cannot continue.`,
+    });
   }
   const description = text(head['description']);
-  return { schema, name: table, kind, ...(description === undefined ? {} : { description }), columns, primaryKey, indexes, warnings };
+  return {
+    schema,
+    name: table,
+    kind,
+    ...(description === undefined ? {} : { description }),
+    columns,
+    primaryKey,
+    indexes,
+    warnings,
+  };
 }

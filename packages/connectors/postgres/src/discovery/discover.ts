@@ -23,7 +23,13 @@ export async function discoverPostgres(
   const login = sqlLogin(connection, credential, DSN_SCHEMES, DEFAULT_PORT);
   const timeoutMs = options.timeoutMs ?? connection.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const { value } = await withAttempts(
-    { resource, idempotent: true, timeoutMs, maxAttempts: 2, classify: (err, cancelled) => classifyPgFailure(err, resource, cancelled) },
+    {
+      resource,
+      idempotent: true,
+      timeoutMs,
+      maxAttempts: 2,
+      classify: (err, cancelled) => classifyPgFailure(err, resource, cancelled),
+    },
     async () => {
       const client = new pg.Client({ ...poolConfig(login, { ...connection, timeoutMs }, true) });
       client.on('error', () => undefined);

@@ -20,7 +20,11 @@ const STRINGS = new Set(['text', 'varchar', 'bpchar', 'name', 'citext', 'char'])
 export function pgColumnType(type: PgCatalogType): SqlColumnType {
   const native = type.formatted;
   if (type.element !== undefined) {
-    return { class: 'array', native, element: pgColumnType({ ...type.element, formatted: type.element.formatted }) };
+    return {
+      class: 'array',
+      native,
+      element: pgColumnType({ ...type.element, formatted: type.element.formatted }),
+    };
   }
   if (type.typtype === 'e') return { class: 'string', native, enum: type.enumValues ?? [] };
   const bits = INTEGER_BITS[type.typname];
@@ -33,7 +37,12 @@ export function pgColumnType(type: PgCatalogType): SqlColumnType {
     case 'numeric':
       return modifier === null
         ? { class: 'decimal', native }
-        : { class: 'decimal', native, precision: Number(modifier[1]), scale: Number(modifier[2] ?? 0) };
+        : {
+            class: 'decimal',
+            native,
+            precision: Number(modifier[1]),
+            scale: Number(modifier[2] ?? 0),
+          };
     case 'bool':
       return { class: 'boolean', native };
     case 'date':
@@ -51,7 +60,9 @@ export function pgColumnType(type: PgCatalogType): SqlColumnType {
       return { class: 'binary', native };
     default:
       if (STRINGS.has(type.typname)) {
-        return modifier === null || type.typname === 'name' ? { class: 'string', native } : { class: 'string', native, maxLength: Number(modifier[1]) };
+        return modifier === null || type.typname === 'name'
+          ? { class: 'string', native }
+          : { class: 'string', native, maxLength: Number(modifier[1]) };
       }
       return { class: 'other', native };
   }

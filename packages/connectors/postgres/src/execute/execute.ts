@@ -1,7 +1,14 @@
 import { TollgateError } from '@tollgate/core';
 import type { Credential, CredentialResolver } from '@tollgate/core';
 import { sqlLogin, withAttempts } from '@tollgate/connector-sql';
-import type { SqlConnection, SqlReadRequest, SqlRequest, SqlResult, SqlStatement, SqlWriteRequest } from '@tollgate/connector-sql';
+import type {
+  SqlConnection,
+  SqlReadRequest,
+  SqlRequest,
+  SqlResult,
+  SqlStatement,
+  SqlWriteRequest,
+} from '@tollgate/connector-sql';
 import type pg from 'pg';
 
 import { classifyPgFailure } from './failure.js';
@@ -29,13 +36,20 @@ export interface PgExecution {
 }
 
 /** Resolves the credential just in time; an unreadable one is `CREDENTIAL_UNAVAILABLE` without its content. */
-export async function resolveCredential(connection: SqlConnection, credentials: CredentialResolver, resource: string): Promise<Credential> {
+export async function resolveCredential(
+  connection: SqlConnection,
+  credentials: CredentialResolver,
+  resource: string,
+): Promise<Credential> {
   if (connection.credentialRef === undefined) return { kind: 'none' };
   try {
     return await credentials(connection.credentialRef);
   } catch (err) {
     if (err instanceof TollgateError) throw err;
-    throw new TollgateError('CREDENTIAL_UNAVAILABLE', `The credential of ${resource} could not be resolved.`);
+    throw new TollgateError(
+      'CREDENTIAL_UNAVAILABLE',
+      `The credential of ${resource} could not be resolved.`,
+    );
   }
 }
 
@@ -46,9 +60,16 @@ export async function resolveCredential(connection: SqlConnection, credentials: 
  * `BEGIN READ ONLY` with `SET LOCAL statement_timeout`. Writes run in one transaction on the
  * write pool, exactly once. Reads are retried on retryable failures.
  */
-export async function executePg(request: SqlRequest, options: PgExecuteOptions): Promise<PgExecution> {
+export async function executePg(
+  request: SqlRequest,
+  options: PgExecuteOptions,
+): Promise<PgExecution> {
   const started = Date.now();
-  const credential = await resolveCredential(options.connection, options.credentials, options.resource);
+  const credential = await resolveCredential(
+    options.connection,
+    options.credentials,
+    options.resource,
+  );
   const login = sqlLogin(options.connection, credential, DSN_SCHEMES, DEFAULT_PORT);
   const timeoutMs = options.connection.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const pool = poolFor(options.resource, login, options.connection, request.mode);
@@ -63,24 +84,37 @@ export async function executePg(request: SqlRequest, options: PgExecuteOptions):
       ...(options.backoffMs === undefined ? {} : { backoffMs: options.backoffMs }),
       classify: (err, cancelled) => classifyPgFailure(err, options.resource, cancelled),
     },
-    (attemptMs) => (request.mode === 'read' ? read(pool, request, attemptMs, timeoutMs) : write(pool, request, attemptMs)),
+    (attemptMs) =>
+      request.mode === 'read'
+        ? read(pool, request, attemptMs, timeoutMs)
+        : write(pool, request, attemptMs),
   );
   return { result: value, attempts, latencyMs: Date.now() - started };
 }
 
-function query(statement: SqlStatement, timeoutMs: number): pg.QueryConfig & { query_timeout: number } {
+function query(
+  statement: SqlStatement,
+  timeoutMs: number,
+): pg.QueryConfig & { query_timeout: number } {
   // The client-side timeout is a backstop a little after the server's own.
   return { text: statement.text, values: statement.values, query_timeout: timeoutMs + 250 };
 }
 
-async function read(pool: pg.Pool, request: SqlReadRequest, attemptMs: number, sessionMs: number): Promise<SqlResult> {
+async function read(
+  pool: pg.Pool,
+  request: SqlReadRequest,
+  attemptMs: number,
+  sessionMs: number,
+): Promise<SqlResult> {
   if (attemptMs >= sessionMs) {
     const result = await pool.query(query(request.statement, attemptMs));
     return { rows: result.rows as Array<Record<string, unknown>> };
   }
   const client = await pool.connect();
   try {
-    await client.query(`BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${Math.floor(attemptMs)}`);
+    await client.query(
+      `BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${Math.floor(attemptMs)}`,
+    );
     const result = await client.query(query(request.statement, attemptMs));
     await client.query('COMMIT');
     return { rows: result.rows as Array<Record<string, unknown>> };
@@ -92,23 +126,36 @@ async function read(pool: pg.Pool, request: SqlReadRequest, attemptMs: number, s
   }
 }
 
-async function write(pool: pg.Pool, request: SqlWriteRequest, attemptMs: number): Promise<SqlResult> {
+async function write(
+  pool: pg.Pool,
+  request: SqlWriteRequest,
+  attemptMs: number,
+): Promise<SqlResult> {
   const client = await pool.connect();
   try {
     await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.floor(attemptMs)}`);
     let outcome: SqlResult | undefined;
     if (request.update !== undefined) {
       const updated = await client.query(query(request.update, attemptMs));
-      if ((updated.rowCount ?? 0) > 0) outcome = { rows: [], affected: updated.rowCount ?? 0, wrote: 'updated' };
+      if ((updated.rowCount ?? 0) > 0)
+        outcome = { rows: [], affected: updated.rowCount ?? 0, wrote: 'updated' };
     }
     if (outcome === undefined && request.insert !== undefined) {
       const inserted = await client.query(query(request.insert, attemptMs));
       const generatedKey = inserted.rows[0] as Record<string, unknown> | undefined;
-      outcome = { rows: [], affected: inserted.rowCount ?? 0, wrote: 'created', ...(generatedKey === undefined ? {} : { generatedKey }) };
+      outcome = {
+        rows: [],
+        affected: inserted.rowCount ?? 0,
+        wrote: 'created',
+        ...(generatedKey === undefined ? {} : { generatedKey }),
+      };
     }
     if (outcome === undefined) {
       await client.query('ROLLBACK');
-      throw new TollgateError('NOT_FOUND', 'No row with that key (or it is outside what you may change).');
+      throw new TollgateError(
+        'NOT_FOUND',
+        'No row with that key (or it is outside what you may change).',
+      );
     }
     await client.query('COMMIT');
     return outcome;

@@ -10,7 +10,9 @@ export const DEFAULT_MAX_CONNECTIONS = 10;
 // Types whose text form is kept as is, so no precision is lost to a JS Date or number:
 // date, time, timetz, timestamp, timestamptz, interval, and their arrays; and the geometric
 // types, which the SQL core returns as text.
-const RAW_SCALARS = new Set([1082, 1083, 1266, 1114, 1184, 1186, 600, 601, 602, 603, 604, 628, 718]);
+const RAW_SCALARS = new Set([
+  1082, 1083, 1266, 1114, 1184, 1186, 600, 601, 602, 603, 604, 628, 718,
+]);
 const RAW_ARRAYS = new Set([1182, 1183, 1270, 1115, 1185, 1187]);
 const TEXT_ARRAY = 1009 as Parameters<typeof pg.types.getTypeParser>[0];
 
@@ -27,9 +29,18 @@ const reads = new PoolCache<pg.Pool>();
 const writes = new PoolCache<pg.Pool>();
 
 /** The pool config for a login: sessions in UTC with ISO dates, reads read-only by default. */
-export function poolConfig(login: SqlLogin, connection: SqlConnection, readonly: boolean): PoolConfig {
+export function poolConfig(
+  login: SqlLogin,
+  connection: SqlConnection,
+  readonly: boolean,
+): PoolConfig {
   const timeoutMs = connection.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const settings = ['-c TimeZone=UTC', '-c DateStyle=ISO', '-c IntervalStyle=iso_8601', '-c extra_float_digits=3'];
+  const settings = [
+    '-c TimeZone=UTC',
+    '-c DateStyle=ISO',
+    '-c IntervalStyle=iso_8601',
+    '-c extra_float_digits=3',
+  ];
   if (readonly) settings.push('-c default_transaction_read_only=on');
   return {
     host: login.host,
@@ -45,7 +56,9 @@ export function poolConfig(login: SqlLogin, connection: SqlConnection, readonly:
     application_name: 'tollgate',
     options: settings.join(' '),
     types: pgTypes,
-    ...(connection.tls === undefined || connection.tls === 'disable' ? {} : { ssl: { rejectUnauthorized: connection.tls === 'verify' } }),
+    ...(connection.tls === undefined || connection.tls === 'disable'
+      ? {}
+      : { ssl: { rejectUnauthorized: connection.tls === 'verify' } }),
   };
 }
 
@@ -53,7 +66,12 @@ export function poolConfig(login: SqlLogin, connection: SqlConnection, readonly:
  * The pool of one resource version: read-only sessions for reads, ordinary ones for writes.
  * A changed connection or rotated credential closes the old pool (see `PoolCache`).
  */
-export function poolFor(resource: string, login: SqlLogin, connection: SqlConnection, mode: 'read' | 'write'): pg.Pool {
+export function poolFor(
+  resource: string,
+  login: SqlLogin,
+  connection: SqlConnection,
+  mode: 'read' | 'write',
+): pg.Pool {
   const config = poolConfig(login, connection, mode === 'read');
   const cache = mode === 'read' ? reads : writes;
   return cache.get(resource, config, () => {
