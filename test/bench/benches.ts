@@ -46,6 +46,11 @@ export const benches: readonly Bench[] = [
     script: 'packages/connectors/http/bench/call.bench.ts',
     needsInfra: true,
   },
+  {
+    name: 'SQL: direct pg vs the postgres connector vs MCP Toolbox',
+    script: 'test/bench/sql.bench.ts',
+    needsInfra: true,
+  },
   { name: 'synthesizer ListTools', script: 'test/bench/synthesizer.bench.ts', needsInfra: true },
   {
     name: 'MCP tools/call over Streamable HTTP vs NATS SDK vs direct',
