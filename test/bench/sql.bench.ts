@@ -20,12 +20,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import pg from 'pg';
 import { parseCredentialSecret } from '@tollgate/core';
-import {
-  closePools,
-  compilePostgres,
-  executePg,
-  shapePostgres,
-} from '@tollgate/connector-postgres';
+import type { CompileContext, ResourceDescriptor } from '@tollgate/core';
+import { postgresConnector } from '@tollgate/connector-postgres';
+import type { SqlRequest } from '@tollgate/connector-sql';
 
 import { OPS_PERMISSIONS, seedShopOrders, shopOrdersSpec } from '../fixtures/shop-orders.js';
 import { adminUrl } from '../../packages/connectors/postgres/test/support.js';
@@ -66,13 +63,21 @@ const spec = shopOrdersSpec({
   maxConnections: CALLERS,
 });
 const principal = { tenant: 'team-a', agent: 'ops_bot' };
-const call = {
-  resource: 'shop_orders',
-  spec,
+const descriptor: ResourceDescriptor = {
+  apiVersion: 'tollgate.dev/v1',
+  kind: 'Resource',
+  metadata: { name: 'shop_orders', tenant: 'team-a', environment: 'bench' },
+  spec: spec as unknown as ResourceDescriptor['spec'],
+};
+const call: CompileContext = {
+  descriptor,
   permissions: OPS_PERMISSIONS,
   principal,
   cursorKey: 'bench',
 };
+/** The statement the connector compiles for a case (Toolbox and the direct driver run the same). */
+const nativeOf = (operation: string, args: unknown): Extract<SqlRequest, { mode: 'read' }> =>
+  postgresConnector.compile(operation, args, call).native as Extract<SqlRequest, { mode: 'read' }>;
 
 const cases = {
   lookup: {
@@ -95,14 +100,17 @@ const cases = {
 
 async function connectorCall(kind: keyof typeof cases): Promise<unknown> {
   const c = cases[kind];
-  const compiled = compilePostgres(c.operation, c.args, call);
-  const { result } = await executePg(compiled.request, {
-    resource: call.resource,
-    connection: spec.connection,
+  const request = postgresConnector.compile(c.operation, c.args, call);
+  const upstream = await postgresConnector.execute(request, {
+    descriptor,
     credentials,
     deadline: Date.now() + 10_000,
   });
-  return shapePostgres(compiled, result, call);
+  return postgresConnector.shape(c.operation, upstream, {
+    descriptor,
+    permissions: call.permissions,
+    request,
+  });
 }
 
 /** MCP Streamable HTTP client for Toolbox: initialize once, then tools/call with keep-alive. */
@@ -150,8 +158,8 @@ class ToolboxClient {
 }
 
 async function startToolbox(dir: string): Promise<ChildProcess> {
-  const lookup = compilePostgres('get', cases.lookup.args, call).request;
-  const page = compilePostgres('search', cases.page.args, call).request;
+  const lookup = nativeOf('get', cases.lookup.args);
+  const page = nativeOf('search', cases.page.args);
   // The connector binds filters first, then the row filter: $1 is the value, $2 the tenant.
   const yaml = `kind: source
 name: shop
@@ -291,7 +299,7 @@ async function main(): Promise<void> {
     const report: Record<string, unknown> = { rows: 100_000, seedMs, smoke: SMOKE };
     for (const kind of ['lookup', 'page'] as const) {
       const c = cases[kind];
-      const compiled = compilePostgres(c.operation, c.args, call).request;
+      const compiled = nativeOf(c.operation, c.args);
       const statement = 'statement' in compiled ? compiled.statement : undefined;
       if (statement === undefined) throw new Error('no statement');
       const ways: Record<string, Call> = {
@@ -325,7 +333,7 @@ async function main(): Promise<void> {
   } finally {
     stopToolbox(toolbox);
     await direct.end();
-    await closePools();
+    await postgresConnector.close();
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -6,9 +6,11 @@ import type { Connector } from '@tollgate/core';
 import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
 import { httpConnector } from '@tollgate/connector-http';
 import { mcpConnector } from '@tollgate/connector-mcp';
+import { postgresConnector } from '@tollgate/connector-postgres';
 
 export const resourceConnectors: readonly Connector[] = [
   elasticsearchConnector,
   httpConnector,
   mcpConnector,
+  postgresConnector,
 ];

@@ -35,6 +35,10 @@ const WORDS: Record<string, { folder: string; words: string[] }> = {
     folder: 'packages/connectors/http/',
     words: ['openapi', 'operationid', 'requestbody', 'swagger'],
   },
+  postgres: {
+    folder: 'packages/connectors/postgres/',
+    words: ['postgres', 'postgresql', 'pg_catalog', 'pg_stat_statements', 'ilike', 'timestamptz'],
+  },
 };
 
 /** The only product file allowed to name every kind: the list itself. */

@@ -1,12 +1,7 @@
+export { postgresConnector } from './connector.js';
+export { POSTGRES_PORT, postgresKind, postgresSpecSchema } from './kind/kind.js';
+export type { PostgresSpec } from './kind/spec.js';
 export { postgresDialect } from './dialect.js';
-export { discoverPostgres } from './discovery/discover.js';
-export { readCatalog } from './discovery/catalog.js';
-export type { Queryable } from './discovery/catalog.js';
 export { pgColumnType } from './discovery/types.js';
 export type { PgCatalogType } from './discovery/types.js';
-export { executePg } from './execute/execute.js';
-export type { PgExecuteOptions, PgExecution } from './execute/execute.js';
 export { classifyPgFailure } from './execute/failure.js';
-export { closePools, openPools, pgTypes } from './execute/pools.js';
-export { compilePostgres, shapePostgres } from './kind.js';
-export type { PgCall } from './kind.js';

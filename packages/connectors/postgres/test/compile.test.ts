@@ -2,21 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { escapeLike, normalizeDatetime, parseEnumValues } from '@tollgate/connector-sql';
 import type { SqlResourceSpec } from '@tollgate/connector-sql';
 
-import { compilePostgres, pgColumnType } from '../src/index.js';
+import { pgColumnType } from '../src/index.js';
+import { compilePostgres } from './harness.js';
 
 const spec: SqlResourceSpec = {
   type: 'postgres',
   connection: { host: '127.0.0.1', database: 'shop' },
   target: { schema: 'shop', table: 'orders' },
   schema: {
-    primaryKey: ['id'],
     fields: {
       id: {
         type: 'integer',
         filterable: true,
         returnable: true,
         sortable: true,
-        column: { native: 'bigint', bits: 64, nullable: false },
+        column: { native: 'bigint', bits: 64, nullable: false, primaryKey: 1 },
       },
       tenant: { type: 'string', column: { native: 'text', nullable: false } },
       name: {
@@ -48,7 +48,6 @@ const call = {
     limitCap: 50,
   },
   principal: { tenant: 'alpha', agent: 'a' },
-  cursorKey: 'k',
 };
 
 describe('postgres compile', () => {
@@ -62,7 +61,7 @@ describe('postgres compile', () => {
       },
       call,
     );
-    expect(compiled.request).toMatchObject({
+    expect(compiled.native).toMatchObject({
       statement: {
         text: 'SELECT "id", "name", "placed_at", "placed_at" AS "__k0", "id" AS "__k1" FROM "shop"."orders" WHERE "tenant" = $2 AND "name" ILIKE $1 ESCAPE \'!\' ORDER BY "placed_at" DESC, "id" ASC LIMIT 6',
         values: ["50!%!_o'k%", 'alpha'],
@@ -72,7 +71,7 @@ describe('postgres compile', () => {
 
   it('compile - a get by a 64-bit key binds the key as a string', () => {
     const compiled = compilePostgres('get', { id: '9223372036854775807' }, call);
-    expect(compiled.request).toMatchObject({
+    expect(compiled.native).toMatchObject({
       statement: {
         text: 'SELECT "id", "name", "placed_at" FROM "shop"."orders" WHERE "tenant" = $2 AND "id" = $1 LIMIT 1',
         values: ['9223372036854775807', 'alpha'],
@@ -81,7 +80,7 @@ describe('postgres compile', () => {
   });
 
   it('compile - writes are refused on a read-only resource', () => {
-    expect(() => compilePostgres('insert', { document: { name: 'x' } }, call)).toThrow(
+    expect(() => compilePostgres('insert', { values: { name: 'x' } }, call)).toThrow(
       expect.objectContaining({ code: 'POLICY_DENIED' }),
     );
   });

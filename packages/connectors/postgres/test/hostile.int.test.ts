@@ -6,10 +6,12 @@
 import { statSync } from 'node:fs';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlPermissions, SqlResourceSpec } from '@tollgate/connector-sql';
+import type { PermissionSet } from '@tollgate/core';
+import type { SqlResourceSpec } from '@tollgate/connector-sql';
 
-import { closePools, compilePostgres, discoverPostgres, executePg } from '../src/index.js';
-import { callPostgres } from './harness.js';
+import { executePg } from '../src/execute/execute.js';
+import { closePools } from '../src/execute/pools.js';
+import { callPostgres, compilePostgres, discovered } from './harness.js';
 import {
   admin,
   createLogin,
@@ -21,7 +23,6 @@ import {
   testCredentials,
   unique,
 } from './support.js';
-import { fieldsOf, mergeCatalog } from '@tollgate/connector-sql';
 
 const db = admin();
 const schema = unique('hostile');
@@ -32,7 +33,7 @@ const principal = { tenant: 'alpha', agent: 'hostile' };
 let spec: SqlResourceSpec;
 let logPath: string;
 
-const permissions: SqlPermissions = {
+const permissions: PermissionSet = {
   operations: ['search', 'get', 'count', 'aggregate'],
   visibleFields: ['email', 'id', 'name', 'price', 'score', HOSTILE_COLUMN],
   filterableFields: ['id', 'name', 'price', 'score', HOSTILE_COLUMN],
@@ -69,37 +70,40 @@ beforeAll(async () => {
     (3, 'alpha', 'O''Brien; DROP TABLE items; --', 'q3', null, 'c@example.com', 30.00, 'Infinity', 's3'),
     (4, 'beta', '100%_beta', 'q4', null, 'd@example.com', 40.00, 4, 's4')`);
   await createLogin(db, role, schema, 'TG_HOSTILE_PG', { logged: true });
-  const catalog = await discoverPostgres(
-    { ...serverOf(), credentialRef: 'env://TG_HOSTILE_PG' },
-    { schema, table: 'items' },
-    testCredentials,
-  );
+  const connection = { ...serverOf(), credentialRef: 'env://TG_HOSTILE_PG', timeoutMs: 3000 };
+  const target = { schema, table: 'items' };
+  const bare: SqlResourceSpec = {
+    type: 'postgres',
+    connection,
+    target,
+    schema: { fields: {} },
+    access: { allowedRoles: ['r1'] },
+  };
+  const found = await discovered(bare, testCredentials);
+  const typeOf = (name: string) =>
+    found.schema.fields.find((f) => f.path === name)?.type ?? 'string';
   const declared = Object.fromEntries(
     ['id', 'name', 'price', 'score', 'email', HOSTILE_COLUMN].map((name) => [
       name,
       {
-        type: catalog.columns.find((c) => c.name === name)?.type.class ?? 'string',
+        type: typeOf(name),
         filterable: name !== 'email',
         returnable: true,
-        range: true,
+        range: typeOf(name) !== 'string',
         sortable: true,
-        searchable: true,
+        searchable: typeOf(name) === 'string',
       },
     ]),
   );
   declared['tenant'] = { type: 'string', filterable: true, returnable: false } as never;
-  const merged = mergeCatalog(declared as never, catalog);
-  spec = {
-    type: 'postgres',
-    connection: { ...serverOf(), credentialRef: 'env://TG_HOSTILE_PG', timeoutMs: 3000 },
-    target: { schema, table: 'items' },
-    schema: {
-      fields: fieldsOf(merged.table),
-      primaryKey: merged.table.primaryKey,
-      relation: merged.table.kind,
+  ({ spec } = await discovered(
+    {
+      ...bare,
+      schema: { fields: declared as never },
+      access: { allowedRoles: ['r1'], rowFilter: { field: 'tenant', equals: 'principal.tenant' } },
     },
-    access: { allowedRoles: ['r1'], rowFilter: { field: 'tenant', equals: 'principal.tenant' } },
-  };
+    testCredentials,
+  ));
   logPath = await serverLogPath(db);
 });
 
@@ -214,7 +218,11 @@ describe('postgres hostile table', () => {
 
   it('hostile - huge IN lists are refused before any statement', async () => {
     await neverReaches(
-      { filters: [{ field: 'id', op: 'in', value: Array.from({ length: 101 }, (_v, i) => i) }] },
+      {
+        filters: [
+          { field: 'name', op: 'in', value: Array.from({ length: 101 }, (_v, i) => `n${i}`) },
+        ],
+      },
       'filters[0].value',
     );
     await neverReaches(
@@ -226,7 +234,19 @@ describe('postgres hostile table', () => {
       'filters[0].value',
     );
     const fine = await call('count', {
-      filters: [{ field: 'id', op: 'in', value: Array.from({ length: 100 }, (_v, i) => i) }],
+      filters: [
+        {
+          field: 'name',
+          op: 'in',
+          value: [
+            '100%_off',
+            '100xyz',
+            "O'Brien; DROP TABLE items; --",
+            '100%_beta',
+            ...Array.from({ length: 96 }, (_v, i) => `n${i}`),
+          ],
+        },
+      ],
     });
     expect(fine.data).toEqual({ count: 3 });
   });
@@ -309,6 +329,7 @@ describe('postgres hostile table', () => {
       executePg(
         { mode: 'read', result: 'rows', statement: { text, values: [] }, columns: [] },
         {
+          poolKey: 'hostile_items',
           resource: 'hostile_items',
           connection: spec.connection,
           credentials: testCredentials,

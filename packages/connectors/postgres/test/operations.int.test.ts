@@ -3,11 +3,12 @@
  * columns, precise types) and every read and write operation against the real server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fieldsOf, mergeCatalog } from '@tollgate/connector-sql';
-import type { CatalogTable, SqlPermissions, SqlResourceSpec } from '@tollgate/connector-sql';
+import type { PermissionSet } from '@tollgate/core';
+import type { CatalogTable, SqlResourceSpec } from '@tollgate/connector-sql';
 
-import { closePools, discoverPostgres } from '../src/index.js';
-import { callPostgres } from './harness.js';
+import { discoverPostgres } from '../src/discovery/discover.js';
+import { closePools } from '../src/execute/pools.js';
+import { callPostgres, connector, discovered } from './harness.js';
 import { admin, createLogin, dropAll, serverOf, testCredentials, unique } from './support.js';
 
 const db = admin();
@@ -16,8 +17,8 @@ const role = unique('tg_ops');
 const alpha = { tenant: 'alpha', agent: 'ops' };
 let catalog: CatalogTable;
 let spec: SqlResourceSpec;
-const permissions: SqlPermissions = {
-  operations: ['search', 'get', 'count', 'aggregate', 'insert', 'update', 'write'],
+const permissions: PermissionSet = {
+  operations: ['search', 'get', 'count', 'aggregate', 'insert', 'update'],
   visibleFields: ['amount', 'created_at', 'order', 'line', 'status', 'tenant', 'user', 'email'],
   filterableFields: ['amount', 'created_at', 'order', 'line', 'status', 'user'],
   limitCap: 3,
@@ -82,24 +83,22 @@ beforeAll(async () => {
     },
     email: { type: 'string', returnable: true },
   } as const;
-  const merged = mergeCatalog(declared, catalog);
-  spec = {
-    type: 'postgres',
-    connection: { ...connection, timeoutMs: 3000 },
-    target: { schema, table: 'lines' },
-    schema: {
-      fields: fieldsOf(merged.table),
-      primaryKey: merged.table.primaryKey,
-      relation: merged.table.kind,
+  ({ spec } = await discovered(
+    {
+      type: 'postgres',
+      connection: { ...connection, timeoutMs: 3000 },
+      target: { schema, table: 'lines' },
+      schema: { fields: declared as never },
+      access: {
+        allowedRoles: ['ops'],
+        readonly: false,
+        maxLimit: 3,
+        redact: { email: 'mask' },
+        rowFilter: { field: 'tenant', equals: 'principal.tenant' },
+      },
     },
-    access: {
-      allowedRoles: ['ops'],
-      readonly: false,
-      maxLimit: 3,
-      redact: { email: 'mask' },
-      rowFilter: { field: 'tenant', equals: 'principal.tenant' },
-    },
-  };
+    testCredentials,
+  ));
 });
 
 afterAll(async () => {
@@ -150,22 +149,51 @@ describe('postgres discovery and operations', () => {
     );
   });
 
-  it('discovery - merge proposes undeclared columns without exposing them, bytea not returnable', () => {
-    const merged = mergeCatalog({ ghost: { type: 'string', returnable: true } }, catalog);
-    expect(merged.ok).toBe(false);
+  it('discovery - merged through core: undeclared columns proposed, never exposed; bytea not returnable; facts kept', async () => {
+    const { merged, schema: found } = await discovered(
+      { ...spec, schema: { fields: { ghost: { type: 'string', returnable: true } } } },
+      testCredentials,
+    );
     expect(merged.issues).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ severity: 'error', code: 'missing_in_table', column: 'ghost' }),
+        expect.objectContaining({ code: 'missing_in_source', field: 'ghost' }),
       ]),
     );
-    expect(merged.table.columns.get('blob')?.returnable).toBeUndefined();
+    expect(merged.fields['blob']).toMatchObject({ type: 'binary', returnable: false });
     expect(merged.proposed['blob']).toMatchObject({ returnable: false });
     expect(merged.proposed['amount']).toMatchObject({
+      type: 'decimal',
       filterable: true,
       range: true,
       sortable: true,
+      description: 'Line total in EUR',
+      column: { native: 'numeric(12,2)', precision: 12, scale: 2, nullable: true },
     });
+    expect(merged.proposed['order']).toMatchObject({
+      column: { primaryKey: 1, bits: 64, nullable: false, indexed: true },
+    });
+    expect(merged.proposed['line']).toMatchObject({ column: { primaryKey: 2 } });
     expect(merged.proposed['status']).toMatchObject({ searchable: false, filterable: true });
+    expect(found.warnings).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ code: 'unsupported_type', field: 'wait' }),
+      ]),
+    );
+    // The merged version offers get and update by the composite key, typed per column.
+    const offered = connector.operations({
+      apiVersion: 'tollgate.dev/v1',
+      kind: 'Resource',
+      metadata: { name: 'shop_lines', tenant: 'team-a', environment: 'test' },
+      spec: spec as never,
+    });
+    expect(offered.map((op) => op.name)).toEqual([
+      'search',
+      'get',
+      'count',
+      'aggregate',
+      'insert',
+      'update',
+    ]);
   });
 
   it('discovery - a view is found as a view', async () => {
@@ -249,7 +277,7 @@ describe('postgres discovery and operations', () => {
       fields: ['status', 'amount'],
     });
     expect(row.data).toEqual({ status: 'paid', amount: '10.25' });
-    await expect(call('get', { key: { order: 1, line: 1 } })).rejects.toMatchObject({
+    await expect(call('get', { key: { order: '1', line: 1 } })).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
   });
@@ -304,25 +332,25 @@ describe('postgres discovery and operations', () => {
 
   it('write - insert, update by key, and no takeover of another tenant row', async () => {
     const created = await call('insert', {
-      document: { order: 5, line: 2, status: 'open', amount: '1.10' },
+      values: { order: '5', line: 2, status: 'open', amount: '1.10' },
     });
     expect(created.data).toEqual({ key: { order: '5', line: 2 }, result: 'created' });
     const updated = await call('update', {
-      key: { order: 5, line: 2 },
-      document: { status: 'paid' },
+      key: { order: '5', line: 2 },
+      values: { status: 'paid' },
     });
     expect(updated.data).toEqual({ key: { order: '5', line: 2 }, result: 'updated' });
     expect(
-      (await call('get', { key: { order: 5, line: 2 }, fields: ['status', 'tenant'] })).data,
+      (await call('get', { key: { order: '5', line: 2 }, fields: ['status', 'tenant'] })).data,
     ).toEqual({ status: 'paid', tenant: 'alpha' });
     await expect(
-      call('update', { key: { order: 1, line: 1 }, document: { status: 'void' } }),
+      call('update', { key: { order: '1', line: 1 }, values: { status: 'void' } }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(
-      call('write', { key: { order: 1, line: 1 }, document: { status: 'void' } }),
+      call('insert', { values: { order: '1', line: 1, status: 'void' } }),
     ).rejects.toMatchObject({ code: 'ALREADY_EXISTS' });
     await expect(
-      call('insert', { document: { order: 6, line: 1, tenant: 'beta' } }),
+      call('insert', { values: { order: '6', line: 1, tenant: 'beta' } }),
     ).rejects.toMatchObject({ code: 'ARGUMENTS_INVALID' });
     expect(
       (await db.query(`SELECT status, tenant FROM ${schema}.lines WHERE "order" = 1`)).rows[0],

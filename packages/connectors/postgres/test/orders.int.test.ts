@@ -10,7 +10,7 @@ import {
   seedShopOrders,
   shopOrdersSpec,
 } from '../../../../test/fixtures/shop-orders.js';
-import { closePools } from '../src/index.js';
+import { closePools } from '../src/execute/pools.js';
 import { callPostgres } from './harness.js';
 import { admin, adminUrl, serverOf, testCredentials } from './support.js';
 
@@ -132,15 +132,21 @@ describe('orders scenario on postgres', () => {
   });
 
   it('orders - another tenant sees none of team-a', async () => {
-    const other = await callPostgres(
-      'shop_orders',
-      spec,
-      SUPPORT_PERMISSIONS,
-      { tenant: 'team-b', agent: 'bot' },
-      testCredentials,
-      'search',
-      { filters: [{ field: 'id', op: 'in', value: [12345, 12350] }] },
-    );
-    expect((other.data as Array<{ id: string }>).map((r) => r.id)).toEqual(['12350']);
+    const byId = async (id: string) =>
+      (
+        (
+          await callPostgres(
+            'shop_orders',
+            spec,
+            SUPPORT_PERMISSIONS,
+            { tenant: 'team-b', agent: 'bot' },
+            testCredentials,
+            'search',
+            { filters: [{ field: 'id', op: 'eq', value: id }] },
+          )
+        ).data as Array<{ id: string }>
+      ).map((r) => r.id);
+    expect(await byId('12345')).toEqual([]);
+    expect(await byId('12350')).toEqual(['12350']);
   });
 });

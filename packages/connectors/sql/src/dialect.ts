@@ -7,24 +7,24 @@ import type { SqlColumnType } from './model.js';
 export interface SqlDialect {
   /** The kind's name, for messages. */
   readonly name: string;
-  /** Quotes an identifier with the driver's escaping (`pg` escapeIdentifier, mysql2 escapeId). */
+  /** Quotes an identifier with the driver's escaping (never by hand). */
   quoteIdentifier(name: string): string;
   /**
    * The SQL for bind parameter number `index` (1-based) holding a value of `type`, with a cast
-   * when the server would otherwise compare it imprecisely (MySQL compares strings to integers
+   * when the server would otherwise compare it imprecisely (some servers compare strings to integers
    * as doubles).
    */
   parameter(index: number, type: SqlColumnType): string;
-  /** Case-insensitive pattern match: `ILIKE` or a `LIKE` under a case-insensitive collation. */
+  /** Case-insensitive pattern match: a case-insensitive operator or a `LIKE` under a case-insensitive collation. */
   caseInsensitiveLike(column: string, parameter: string): string;
   /**
-   * One `ORDER BY` key with nulls sorted last ascending and first descending (PostgreSQL's
+   * One `ORDER BY` key with nulls sorted last ascending and first descending (the SQL standard's usual
    * default), so keyset pagination reads the same on every server.
    */
   orderKey(column: string, order: 'asc' | 'desc', nullable: boolean): string;
   /** `column` truncated to the start of its calendar `interval`, as a value of the column's type. */
   truncateDate(column: string, interval: CalendarInterval): string;
-  /** Rows inserted are returned by `RETURNING` (PostgreSQL); otherwise the key is read back. */
+  /** Rows inserted are returned by `RETURNING` where the server has it; otherwise the key is read back. */
   readonly returning: boolean;
 }
 

@@ -20,8 +20,28 @@ export type {
   SqlStatement,
   SqlWriteRequest,
 } from './native.js';
-export { compileSql, sqlOperations } from './compile/compile.js';
-export type { CompiledSql, SqlOperation } from './compile/compile.js';
+export type {
+  SqlColumnFacts,
+  SqlConnection,
+  SqlElementType,
+  SqlField,
+  SqlFieldType,
+  SqlSchema,
+  SqlTarget,
+} from './kind/spec.js';
+export {
+  isSqlFieldType,
+  primaryKeyOf,
+  SQL_FIELD_TYPES,
+  sqlFieldFamily,
+  sqlTableModel,
+  sqlTraits,
+} from './kind/model.js';
+export { sqlKind, sqlOperations } from './kind/kind.js';
+export type { SqlKindOptions } from './kind/kind.js';
+export { poolKeyOf, sqlConnector } from './connector.js';
+export type { SqlDriver, SqlExecuteOptions } from './connector.js';
+export { compileSql, DEFAULT_TIMEOUT_MS } from './compile/compile.js';
 export type { SqlCompileContext, SqlPermissions } from './compile/context.js';
 export { escapeLike, LIKE_ESCAPE, MAX_FILTERS, MAX_IN_VALUES } from './compile/filters.js';
 export { filterOpsForColumn, SQL_FILTER_OPS } from './compile/operators.js';
@@ -40,18 +60,17 @@ export type {
   CatalogWarning,
   ColumnCost,
 } from './discovery/catalog.js';
-export { mergeCatalog, suggestedCapabilities, supportedCapabilities } from './discovery/merge.js';
-export type { DeclaredColumn, SqlMergeResult } from './discovery/merge.js';
+export {
+  columnFacts,
+  suggestedCapabilities,
+  supportedCapabilities,
+  toDiscoveredSchema,
+} from './discovery/schema.js';
 export { withAttempts } from './execute/attempts.js';
 export type { AttemptPolicy, SqlFailure } from './execute/attempts.js';
 export { PoolCache } from './execute/pools.js';
 export type { Closable } from './execute/pools.js';
-export { sqlLogin } from './execute/login.js';
-export type { SqlConnection, SqlLogin } from './execute/login.js';
-export { fieldsOf, sqlCompileContext, tableOf } from './resource.js';
-export type {
-  DiscoveredColumnFacts,
-  SqlFieldSpec,
-  SqlPrincipal,
-  SqlResourceSpec,
-} from './resource.js';
+export { resolveSqlCredential, sqlLogin } from './execute/login.js';
+export type { SqlLogin } from './execute/login.js';
+export { columnTypeOf, sqlCompileContext, sqlSpec, tableOf } from './resource.js';
+export type { SqlResourceSpec } from './resource.js';

@@ -53,7 +53,7 @@ export interface SqlColumnType {
   native: string;
   /** integer: 8, 16, 24, 32 or 64. */
   bits?: number;
-  /** integer: no negative values (MySQL `UNSIGNED`). */
+  /** integer: no negative values (`UNSIGNED`). */
   unsigned?: boolean;
   /** decimal: total digits and digits after the point, when the column fixes them. */
   precision?: number;
@@ -62,7 +62,7 @@ export interface SqlColumnType {
   maxLength?: number;
   /** string: the only values allowed (an enum type), in declaration order. */
   enum?: string[];
-  /** datetime: values carry an instant (`timestamptz`, MySQL `TIMESTAMP`) rather than a local time. */
+  /** datetime: values carry an instant (a timestamp with time zone) rather than a local time. */
   timeZone?: boolean;
   /** array: the element type. */
   element?: SqlColumnType;
@@ -97,7 +97,7 @@ export interface SqlIndex {
 
 /** A table or view the resource targets, with everything compile needs to know about it. */
 export interface SqlTable {
-  /** PostgreSQL schema or MySQL database; absent means the connection's default. */
+  /** Schema (or database); absent means the connection's default. */
   schema?: string;
   name: string;
   kind: 'table' | 'view';

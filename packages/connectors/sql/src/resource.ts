@@ -1,124 +1,102 @@
-import { TollgateError } from '@tollgate/core';
-import type { AccessSpec } from '@tollgate/core';
+/**
+ * From a resource version to what the SQL compiler and shaper read: the table model (built
+ * once per version) and the compile context of one call, with the row filter resolved to the
+ * principal and the redactions that apply to them.
+ */
+import { effectiveRedactions, TollgateError } from '@tollgate/core';
+import type { AccessSpec, CompileContext, ResourceDescriptor } from '@tollgate/core';
 
 import type { SqlDialect } from './dialect.js';
-import type { SqlColumn, SqlColumnType, SqlTable, SqlValueClass } from './model.js';
-import type { SqlCompileContext, SqlPermissions } from './compile/context.js';
-import type { DeclaredColumn } from './discovery/merge.js';
-import type { SqlConnection } from './execute/login.js';
+import type { SqlColumn, SqlColumnType, SqlTable } from './model.js';
+import type { SqlCompileContext } from './compile/context.js';
+import { primaryKeyOf } from './kind/model.js';
+import type { SqlConnection, SqlField, SqlTarget } from './kind/spec.js';
 
-/** What discovery adds to a declared column: the native type, its bounds and nullability. */
-export interface DiscoveredColumnFacts extends Omit<SqlColumnType, 'class'> {
-  nullable: boolean;
-}
-
-/** A column of a SQL resource: declared class and capabilities, plus what discovery found. */
-export interface SqlFieldSpec extends DeclaredColumn {
-  /** Filled in by discovery; until then the column is treated conservatively. */
-  column?: DiscoveredColumnFacts;
-}
-
-/** The `spec` of a postgres or mysql resource. */
+/** The `spec` of a resource of a SQL kind (each kind names its own `type`). */
 export interface SqlResourceSpec {
   type: string;
   connection: SqlConnection;
-  /** `schema` is the PostgreSQL schema or MySQL database (default: `public` / the connection's). */
-  target: { schema?: string; table: string };
-  schema: {
-    fields: Record<string, SqlFieldSpec>;
-    /** Key columns for a view or keyless table; discovery fills it from the table's primary key. */
-    primaryKey?: string[];
-    /** `view` when the target is a view (no writes); discovery fills it. */
-    relation?: 'table' | 'view';
-  };
+  target: SqlTarget;
+  schema: { fields: Record<string, SqlField> };
   access: AccessSpec;
 }
 
-/** The table model compile and shape use, built from the (merged) resource spec. */
+const CAPABILITIES = [
+  'filterable',
+  'returnable',
+  'sortable',
+  'range',
+  'searchable',
+  'aggregatable',
+] as const;
+
+/** The SQL spec of a validated descriptor of either kind. */
+export function sqlSpec(descriptor: Pick<ResourceDescriptor, 'spec'>): SqlResourceSpec {
+  return descriptor.spec as unknown as SqlResourceSpec;
+}
+
+/** The column type of a declared field: its class plus what discovery found. */
+export function columnTypeOf(field: SqlField): SqlColumnType {
+  const {
+    nullable: _n,
+    primaryKey: _p,
+    indexed: _i,
+    element,
+    native,
+    ...facts
+  } = field.column ?? {};
+  const type: SqlColumnType = {
+    ...facts,
+    class: field.type,
+    native: native ?? field.type,
+    // A column discovery has not seen is treated as the widest of its class.
+    ...(field.type === 'integer' && facts.bits === undefined ? { bits: 64 } : {}),
+  };
+  if (element !== undefined) {
+    const { class: cls, native: elementNative, ...rest } = element;
+    type.element = { ...rest, class: cls, native: elementNative ?? cls };
+  }
+  return type;
+}
+
+const tables = new WeakMap<object, SqlTable>();
+
+/** The table model compile and shape use, built once per (merged) resource spec. */
 export function tableOf(spec: SqlResourceSpec): SqlTable {
+  const cached = tables.get(spec.schema.fields);
+  if (cached !== undefined && cached.name === spec.target.table) return cached;
   const columns = new Map<string, SqlColumn>();
   for (const name of Object.keys(spec.schema.fields)) {
-    const field = Object.getOwnPropertyDescriptor(spec.schema.fields, name)?.value as SqlFieldSpec;
-    const { nullable = true, ...facts } = field.column ?? conservativeFacts(field.type);
-    const type: SqlColumnType = { ...facts, class: field.type };
-    const column: SqlColumn = { name, type, nullable };
-    for (const capability of [
-      'filterable',
-      'returnable',
-      'sortable',
-      'range',
-      'searchable',
-      'aggregatable',
-    ] as const) {
+    const field = Object.getOwnPropertyDescriptor(spec.schema.fields, name)?.value as SqlField;
+    const column: SqlColumn = {
+      name,
+      type: columnTypeOf(field),
+      nullable: field.column?.nullable !== false,
+    };
+    for (const capability of CAPABILITIES)
       if (field[capability] === true) column[capability] = true;
-    }
     if (field.description !== undefined) column.description = field.description;
     columns.set(name, column);
   }
-  return {
+  const table: SqlTable = {
     ...(spec.target.schema === undefined ? {} : { schema: spec.target.schema }),
     name: spec.target.table,
-    kind: spec.schema.relation ?? 'table',
+    kind: 'table',
     columns,
-    primaryKey: [...(spec.schema.primaryKey ?? [])],
+    primaryKey: primaryKeyOf(spec.schema.fields),
   };
-}
-
-/** Facts assumed for a column discovery has not seen: nullable, widest bounds. */
-function conservativeFacts(type: SqlValueClass): DiscoveredColumnFacts {
-  return type === 'integer'
-    ? { native: 'unknown', nullable: true, bits: 64 }
-    : { native: 'unknown', nullable: true };
-}
-
-/** The spec's fields with discovered facts written in (what a merged resource version stores). */
-export function fieldsOf(table: SqlTable): Record<string, SqlFieldSpec> {
-  const out: Record<string, SqlFieldSpec> = {};
-  for (const [name, column] of [...table.columns].sort(([a], [b]) =>
-    a < b ? -1 : a > b ? 1 : 0,
-  )) {
-    const { class: type, ...facts } = column.type;
-    const field: SqlFieldSpec = { type, column: { ...facts, nullable: column.nullable } };
-    for (const capability of [
-      'filterable',
-      'returnable',
-      'sortable',
-      'range',
-      'searchable',
-      'aggregatable',
-    ] as const) {
-      if (column[capability] === true) field[capability] = true;
-    }
-    if (column.description !== undefined) field.description = column.description;
-    Object.defineProperty(out, name, {
-      value: field,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return out;
-}
-
-/** Who a call is for, as authenticated (never taken from arguments). */
-export interface SqlPrincipal {
-  tenant: string;
-  agent: string;
-  user?: string;
+  tables.set(spec.schema.fields, table);
+  return table;
 }
 
 /**
  * The compile context of one call: the resource's table, the principal's permissions and the
  * row filter resolved to this principal (a principal lacking the attribute is denied).
  */
-export function sqlCompileContext(
-  resource: string,
-  spec: SqlResourceSpec,
-  permissions: SqlPermissions,
-  principal: SqlPrincipal,
-  dialect: SqlDialect,
-  cursorKey?: string,
-): SqlCompileContext {
+export function sqlCompileContext(ctx: CompileContext, dialect: SqlDialect): SqlCompileContext {
+  const spec = sqlSpec(ctx.descriptor);
+  const resource = ctx.descriptor.metadata.name;
+  const { principal } = ctx;
   const rowFilter = spec.access.rowFilter;
   let pinned: SqlCompileContext['pinned'];
   if (rowFilter !== undefined) {
@@ -136,15 +114,16 @@ export function sqlCompileContext(
     }
     pinned = { column: rowFilter.field, value };
   }
+  const redact = effectiveRedactions(spec.access, ctx.permissions);
   return {
     dialect,
     table: tableOf(spec),
     resource,
-    permissions,
+    permissions: ctx.permissions,
     ...(spec.access.maxLimit === undefined ? {} : { maxLimit: spec.access.maxLimit }),
-    ...(spec.access.redact === undefined ? {} : { redact: spec.access.redact }),
+    ...(Object.keys(redact).length === 0 ? {} : { redact }),
     ...(pinned === undefined ? {} : { pinned }),
     readonly: spec.access.readonly !== false,
-    ...(cursorKey === undefined ? {} : { cursorKey }),
+    ...(ctx.cursorKey === undefined ? {} : { cursorKey: ctx.cursorKey }),
   };
 }

@@ -25,7 +25,7 @@ export interface CredentialUse {
 export interface EndpointUse {
   /** Descriptor path, e.g. `spec.connection.endpoint`. */
   path: string;
-  /** An absolute URL (`http://es.internal:9200`, `postgres://db:5432`). */
+  /** An absolute URL (`http://es.internal:9200`, `tcp://db.internal:5432`). */
   url: string;
 }
 

@@ -1,10 +1,10 @@
 import pg from 'pg';
-import type { CredentialResolver } from '@tollgate/core';
-import { sqlLogin, withAttempts } from '@tollgate/connector-sql';
+import type { CredentialResolver, DiscoverOptions } from '@tollgate/core';
+import { resolveSqlCredential, sqlLogin, withAttempts } from '@tollgate/connector-sql';
 import type { CatalogTable, SqlConnection } from '@tollgate/connector-sql';
 
 import { classifyPgFailure } from '../execute/failure.js';
-import { DEFAULT_PORT, DSN_SCHEMES, resolveCredential } from '../execute/execute.js';
+import { DEFAULT_PORT, DSN_SCHEMES } from '../execute/execute.js';
 import { DEFAULT_TIMEOUT_MS, poolConfig } from '../execute/pools.js';
 import { readCatalog } from './catalog.js';
 
@@ -16,10 +16,10 @@ export async function discoverPostgres(
   connection: SqlConnection,
   target: { schema?: string; table: string },
   credentials: CredentialResolver,
-  options: { timeoutMs?: number } = {},
+  options: DiscoverOptions = {},
 ): Promise<CatalogTable> {
   const resource = `${target.schema ?? 'public'}.${target.table}`;
-  const credential = await resolveCredential(connection, credentials, resource);
+  const credential = await resolveSqlCredential(connection, credentials, resource);
   const login = sqlLogin(connection, credential, DSN_SCHEMES, DEFAULT_PORT);
   const timeoutMs = options.timeoutMs ?? connection.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const { value } = await withAttempts(
@@ -28,6 +28,7 @@ export async function discoverPostgres(
       idempotent: true,
       timeoutMs,
       maxAttempts: 2,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
       classify: (err, cancelled) => classifyPgFailure(err, resource, cancelled),
     },
     async () => {

@@ -1,8 +1,7 @@
 import { TollgateError } from '@tollgate/core';
-import type { Credential, CredentialResolver } from '@tollgate/core';
-import { sqlLogin, withAttempts } from '@tollgate/connector-sql';
+import { resolveSqlCredential, sqlLogin, withAttempts } from '@tollgate/connector-sql';
 import type {
-  SqlConnection,
+  SqlExecuteOptions,
   SqlReadRequest,
   SqlRequest,
   SqlResult,
@@ -17,40 +16,11 @@ import { DEFAULT_TIMEOUT_MS, poolFor } from './pools.js';
 export const DSN_SCHEMES = ['postgres', 'postgresql'];
 export const DEFAULT_PORT = 5432;
 
-/** Limits and dependencies of one execution. */
-export interface PgExecuteOptions {
-  resource: string;
-  connection: SqlConnection;
-  credentials: CredentialResolver;
-  deadline?: number;
-  signal?: AbortSignal;
-  maxAttempts?: number;
-  backoffMs?: number;
-}
-
 /** The result plus what the envelope reports. */
 export interface PgExecution {
   result: SqlResult;
   attempts: number;
   latencyMs: number;
-}
-
-/** Resolves the credential just in time; an unreadable one is `CREDENTIAL_UNAVAILABLE` without its content. */
-export async function resolveCredential(
-  connection: SqlConnection,
-  credentials: CredentialResolver,
-  resource: string,
-): Promise<Credential> {
-  if (connection.credentialRef === undefined) return { kind: 'none' };
-  try {
-    return await credentials(connection.credentialRef);
-  } catch (err) {
-    if (err instanceof TollgateError) throw err;
-    throw new TollgateError(
-      'CREDENTIAL_UNAVAILABLE',
-      `The credential of ${resource} could not be resolved.`,
-    );
-  }
 }
 
 /**
@@ -62,17 +32,17 @@ export async function resolveCredential(
  */
 export async function executePg(
   request: SqlRequest,
-  options: PgExecuteOptions,
+  options: SqlExecuteOptions,
 ): Promise<PgExecution> {
   const started = Date.now();
-  const credential = await resolveCredential(
+  const credential = await resolveSqlCredential(
     options.connection,
     options.credentials,
     options.resource,
   );
   const login = sqlLogin(options.connection, credential, DSN_SCHEMES, DEFAULT_PORT);
   const timeoutMs = options.connection.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const pool = poolFor(options.resource, login, options.connection, request.mode);
+  const pool = poolFor(options.poolKey, login, options.connection, request.mode);
   const { value, attempts } = await withAttempts(
     {
       resource: options.resource,

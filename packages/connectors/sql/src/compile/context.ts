@@ -1,15 +1,13 @@
-import type { RedactionRule } from '@tollgate/core';
+import type { PermissionSet, RedactionMethod } from '@tollgate/core';
 
 import type { SqlDialect } from '../dialect.js';
 import type { PinnedRow, SqlColumn, SqlTable } from '../model.js';
 
-/** What this principal may do on the resource, as the permission set states it. */
-export interface SqlPermissions {
-  operations: readonly string[];
-  visibleFields: readonly string[];
-  filterableFields: readonly string[];
-  limitCap: number;
-}
+/** The permissions compile reads, as the permission set states them. */
+export type SqlPermissions = Pick<
+  PermissionSet,
+  'operations' | 'visibleFields' | 'filterableFields' | 'limitCap' | 'unredactedFields'
+>;
 
 /**
  * Everything the SQL compiler may look at: the discovered table, the principal's permissions,
@@ -24,7 +22,8 @@ export interface SqlCompileContext {
   permissions: SqlPermissions;
   /** The resource's `maxLimit` (default 100). */
   maxLimit?: number;
-  redact?: Readonly<Record<string, RedactionRule>>;
+  /** The redactions that apply to this principal (role exemptions already applied). */
+  redact?: Readonly<Record<string, RedactionMethod>>;
   /** The row filter, resolved: every statement is pinned to it, whatever the arguments. */
   pinned?: PinnedRow;
   /** True unless the resource explicitly says `readonly: false`. */
@@ -38,7 +37,7 @@ export function columnOf(ctx: SqlCompileContext, name: string): SqlColumn | unde
 }
 
 /** Redaction rule of a column, if any. */
-export function redactionOf(ctx: SqlCompileContext, name: string): RedactionRule | undefined {
+export function redactionOf(ctx: SqlCompileContext, name: string): RedactionMethod | undefined {
   const redact = ctx.redact ?? {};
   return Object.hasOwn(redact, name) ? redact[name] : undefined;
 }

@@ -1,3 +1,7 @@
+import { DEFAULT_LIMITS, filterOpsOf } from '@tollgate/core';
+import type { FieldSpec } from '@tollgate/core';
+
+import { sqlTableModel, traitsOfType } from '../kind/model.js';
 import type { SqlColumn, SqlValueClass } from '../model.js';
 
 /**
@@ -40,7 +44,6 @@ const ORDERED: ReadonlySet<SqlValueClass> = new Set([
   'date',
 ]);
 const COMPARABLE: ReadonlySet<SqlValueClass> = new Set([...ORDERED, 'string', 'uuid', 'boolean']);
-const RANGE_OPS: SqlFilterOp[] = ['gt', 'gte', 'lt', 'lte', 'between'];
 
 /** Classes whose values have an order (ranges, min/max, sorting, keyset pagination). */
 export function isOrderedClass(type: SqlValueClass): boolean {
@@ -58,27 +61,19 @@ export function isComparableClass(type: SqlValueClass): boolean {
 }
 
 /**
- * The operators a column admits, pruned by its type, its capabilities and its nullability:
- * strings eq/in (filterable) and prefix/contains (searchable); uuids eq/in; numbers, decimals,
- * dates and date-times eq/in (filterable) and ranges (range); booleans eq; nullable columns
- * also exists/is_null. Enum strings are never searched by pattern.
+ * The operators a column admits: exactly what the table family offers the column in its tools
+ * (`filterOpsOf` on the column's traits and capabilities), so compile re-checks what the tool
+ * schema allowed — strings eq/in (filterable) and prefix/contains (searchable); uuids eq/in;
+ * numbers, decimals and dates eq (filterable) and ranges (range); booleans eq; nullable
+ * filterable columns is_null.
  */
 export function filterOpsForColumn(column: SqlColumn): SqlFilterOp[] {
-  const ops: SqlFilterOp[] = [];
-  const { class: type } = column.type;
-  const filterable = column.filterable === true;
-  if (type === 'string') {
-    if (filterable) ops.push('eq', 'in');
-    if (column.searchable === true && column.type.enum === undefined)
-      ops.push('prefix', 'contains');
-  } else if (type === 'uuid') {
-    if (filterable) ops.push('eq', 'in');
-  } else if (ORDERED.has(type)) {
-    if (filterable) ops.push('eq', 'in');
-    if (column.range === true) ops.push(...RANGE_OPS);
-  } else if (type === 'boolean') {
-    if (filterable) ops.push('eq');
-  } else return [];
-  if (filterable && column.nullable) ops.push('exists', 'is_null');
-  return ops;
+  const traits = traitsOfType(column.type, column.nullable);
+  const ops = filterOpsOf(
+    column as unknown as FieldSpec,
+    traits,
+    sqlTableModel.dialect,
+    DEFAULT_LIMITS,
+  );
+  return ops.filter((op): op is SqlFilterOp => (SQL_FILTER_OPS as readonly string[]).includes(op));
 }

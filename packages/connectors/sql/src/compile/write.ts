@@ -27,7 +27,7 @@ export function writableColumns(ctx: SqlCompileContext): string[] {
 }
 
 /**
- * `insert` (`{document}`), `update` (`{id | key, document}`) and `write` (both: update the row
+ * `insert` (`{values}`), `update` (`{id | key, values}`) and `write` (both: update the row
  * when it exists inside the row filter, insert it otherwise). Values are checked against their
  * columns and bound; `null` means "not given". The row filter column is set by the platform:
  * an insert always carries the principal's value and an update only ever matches rows that
@@ -46,10 +46,10 @@ export function compileWrite(
     );
   }
   const violations = new Violations();
-  const allowed = mode === 'insert' ? ['document'] : ['id', 'key', 'document'];
+  const allowed = mode === 'insert' ? ['values'] : ['id', 'key', 'values'];
   if (!checkKeys(args, allowed, '', violations)) violations.throwIfAny(operation);
   const input = args as Record<string, unknown>;
-  const document = checkDocument(own(input, 'document'), ctx, violations, mode === 'insert');
+  const document = checkDocument(own(input, 'values'), ctx, violations, mode === 'insert');
 
   const key: Record<string, SqlParameter> = {};
   const table = qualifiedName(ctx.dialect, ctx.table);
@@ -67,7 +67,7 @@ export function compileWrite(
     for (const name of ctx.table.primaryKey) {
       if (document.has(name) && key[name] !== undefined && document.get(name) !== key[name]) {
         violations.add(
-          `document.${name}`,
+          `values.${name}`,
           'the primary key cannot be changed',
           JSON.stringify(key[name]),
           document.get(name),
@@ -76,10 +76,10 @@ export function compileWrite(
     }
     if (sets.length === 0 && mode === 'update') {
       violations.add(
-        'document',
+        'values',
         'nothing to change: give at least one non-key field',
         'object with a writable field',
-        own(input, 'document'),
+        own(input, 'values'),
       );
     }
     const conditions = whereClause(ctx, sql, keyConditions);
@@ -140,7 +140,7 @@ function checkDocument(
     Object.keys(raw).length > MAX_DOCUMENT_FIELDS
   ) {
     const expected = `object with 1 to ${MAX_DOCUMENT_FIELDS} fields`;
-    violations.add('document', `expected an ${expected}`, expected, raw);
+    violations.add('values', `expected an ${expected}`, expected, raw);
     return out;
   }
   const writable = writableColumns(ctx);
@@ -149,7 +149,7 @@ function checkDocument(
     ? ctx.table.primaryKey.filter((name) => visibleColumns(ctx).includes(name))
     : [];
   for (const name of Object.keys(raw).sort()) {
-    const path = `document.${name}`;
+    const path = `values.${name}`;
     const value = raw[name];
     if (name === ctx.pinned?.column) {
       if (value !== null && value !== ctx.pinned.value) {

@@ -59,7 +59,7 @@ export function columnCosts(
 }
 
 /**
- * Parses an `enum('a','b''c')` column type (MySQL) into its values; undefined when it is not one.
+ * Parses an `enum('a','b''c')` column type into its values; undefined when it is not one.
  * Quotes inside values are doubled by the server.
  */
 export function parseEnumValues(columnType: string): string[] | undefined {

@@ -12,7 +12,7 @@ export interface SqlFailure {
   code: ErrorCode;
   message: string;
   retryable: boolean;
-  /** The server's error code (SQLSTATE or MySQL errno), for the cause; never values or secrets. */
+  /** The server's error code (SQLSTATE or errno), for the cause; never values or secrets. */
   cause: string;
 }
 

@@ -1,20 +1,7 @@
 import { TollgateError } from '@tollgate/core';
-import type { Credential } from '@tollgate/core';
+import type { Credential, CredentialResolver } from '@tollgate/core';
 
-/** Where a SQL resource connects: declared in the descriptor, never holding a secret. */
-export interface SqlConnection {
-  host: string;
-  port?: number;
-  database: string;
-  /** The user, when the credential is a bare password. */
-  user?: string;
-  credentialRef?: string;
-  timeoutMs?: number;
-  /** `disable` (default on loopback), `require` (TLS, any certificate) or `verify` (TLS, verified). */
-  tls?: 'disable' | 'require' | 'verify';
-  /** Most pooled connections per resource version (default 10). */
-  maxConnections?: number;
-}
+import type { SqlConnection } from '../kind/spec.js';
 
 /** What a driver logs in with, resolved for one pool. */
 export interface SqlLogin {
@@ -27,8 +14,8 @@ export interface SqlLogin {
 
 /**
  * The login from the declared connection and the resolved credential: `{username, password}`;
- * a bare secret as the password of `connection.user`; or a DSN (`postgres://u:p@host/db`,
- * `mysql://…`) whose user and password are used — its host, port and database must match the
+ * a bare secret as the password of `connection.user`; or a DSN (`<scheme>://u:p@host/db`)
+ * whose user and password are used — its host, port and database must match the
  * declaration, so a secret can never point a resource at another server. Errors never quote
  * the secret.
  */
@@ -107,4 +94,22 @@ function fromDsn(dsn: string, base: Omit<SqlLogin, 'user'>): SqlLogin {
     user: decodeURIComponent(url.username),
     ...(url.password === '' ? {} : { password: decodeURIComponent(url.password) }),
   };
+}
+
+/** Resolves the credential just in time; an unreadable one is `CREDENTIAL_UNAVAILABLE` without its content. */
+export async function resolveSqlCredential(
+  connection: SqlConnection,
+  credentials: CredentialResolver,
+  resource: string,
+): Promise<Credential> {
+  if (connection.credentialRef === undefined) return { kind: 'none' };
+  try {
+    return await credentials(connection.credentialRef);
+  } catch (err) {
+    if (err instanceof TollgateError) throw err;
+    throw new TollgateError(
+      'CREDENTIAL_UNAVAILABLE',
+      `The credential of ${resource} could not be resolved.`,
+    );
+  }
 }

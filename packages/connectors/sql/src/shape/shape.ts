@@ -6,7 +6,7 @@ import {
   redactValue,
   TollgateError,
 } from '@tollgate/core';
-import type { CursorValue, RedactionRule, ShapedResult } from '@tollgate/core';
+import type { CursorValue, RedactionMethod, ShapedResult } from '@tollgate/core';
 
 import type { OutputColumn, SqlReadRequest, SqlRequest, SqlWriteRequest } from '../native.js';
 import { decodeValue } from './decode.js';
@@ -18,7 +18,7 @@ export interface SqlResult {
   affected?: number;
   /** Which write statement changed the row (`write` runs update, then insert). */
   wrote?: 'updated' | 'created';
-  /** The key the server assigned on insert (RETURNING or MySQL's insert id). */
+  /** The key the server assigned on insert (RETURNING, or the insert id the server reports). */
   generatedKey?: Record<string, unknown>;
 }
 
@@ -27,7 +27,8 @@ export interface SqlShapeContext {
   resource: string;
   /** Columns this principal may see (permission set); re-applied to every row. */
   visibleFields: readonly string[];
-  redact?: Readonly<Record<string, RedactionRule>>;
+  /** The redactions that apply to this principal (role exemptions already applied). */
+  redact?: Readonly<Record<string, RedactionMethod>>;
   /** search: rows asked for and the seal cursors are signed with. */
   page?: { limit: number; seal: string; continued: boolean };
   maxBytes?: number;
@@ -99,7 +100,7 @@ function project(
     if (!visible.has(column.name)) continue;
     const value = decodeValue(row[column.name], column.type);
     const kept = Object.hasOwn(redact, column.name)
-      ? redactValue(value, redact[column.name] as RedactionRule)
+      ? redactValue(value, redact[column.name] as RedactionMethod)
       : value;
     if (kept !== DROPPED)
       Object.defineProperty(out, column.name, {
