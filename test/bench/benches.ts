@@ -32,6 +32,11 @@ export const benches: readonly Bench[] = [
     needsInfra: false,
   },
   {
+    name: 'mcp kind: upstream tool calls direct vs governed, sandbox start',
+    script: 'packages/connectors/mcp/bench/calls.bench.ts',
+    needsInfra: false,
+  },
+  {
     name: 'memory screen: precision and recall on the labelled corpus',
     script: 'services/memory/bench/screen.bench.ts',
     needsInfra: false,

@@ -26,7 +26,7 @@ export interface InstructionContext {
   allowToolNames?: boolean;
   /**
    * The text describes a tool (an upstream tool's description): plain talk of using "the
-   * tool" is expected; every other rule still applies.
+   * tool" and of what "you" need to pass is expected; every other rule still applies.
    */
   describesTool?: boolean;
 }
@@ -35,7 +35,10 @@ interface Rule {
   reason: string;
   /** A rule about naming tools, skipped where tool names are expected. */
   names?: 'tools';
-  /** A rule about talk of using a tool, skipped for a tool's own description. */
+  /**
+   * A rule about talk of using a tool ("call the tool", "you need to"), skipped for a tool's
+   * own description, which is addressed to whoever uses it.
+   */
   about?: 'tool use';
   /** Which form the pattern runs over (default `plain`). */
   form?: keyof ScreenForms;
@@ -137,6 +140,7 @@ const RULES: readonly Rule[] = [
   {
     reason: 'standing order to the assistant',
     form: 'skeleton',
+    about: 'tool use',
     pattern: new RegExp(
       `\\b${ASSISTANT} (?:must|should|shall|will|need to|needs to|have to|has to|are to|is to|are required to|is required to)(?: (?:always|never|now|from now|only|immediately|first))?\\b`,
     ),
