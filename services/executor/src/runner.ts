@@ -14,7 +14,7 @@ import { inSpan, publishEnvelope } from '@tollgate/kit';
 import type { EventPublisher, Logger } from '@tollgate/kit';
 import type { CallTrail, Stage } from './call-trail.js';
 import { completedEvent, deniedEvent } from './pipeline/audit-event.js';
-import { compileCall } from './pipeline/compile.js';
+import { compileCall, principalCursorKey } from './pipeline/compile.js';
 import { resolveCredential } from './pipeline/credential.js';
 import { executeCall } from './pipeline/execute.js';
 import type { IdempotencyStore } from './state/idempotency.js';
@@ -207,7 +207,7 @@ export class CallRunner {
           agent: call.principal.agent,
           ...(call.principal.user !== undefined ? { user: call.principal.user } : {}),
         },
-        cursorKey: this.#deps.cursorKey,
+        cursorKey: principalCursorKey(this.#deps.cursorKey, call.principal),
       }),
     );
     const upstream = await this.stage(trail, 'execute', () =>

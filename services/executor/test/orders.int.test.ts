@@ -132,6 +132,34 @@ describe('orders - the orders scenario through the executor', () => {
     expect(new Set(ids).size).toBe(10);
   });
 
+  it('orders - a cursor works only for the principal it was given to: another agent or user with the same query cannot reuse it', async () => {
+    const args = {
+      filters: [{ field: 'status', op: 'eq', value: 'paid' }],
+      fields: ['id', 'created_at'],
+      sort: [{ field: 'created_at', order: 'desc' }],
+      limit: 5,
+    };
+    const first = await h.call('es_orders_search', args);
+    const cursor = first.meta?.nextCursor as string;
+    expect(cursor).not.toBe('');
+    const own = await h.call('es_orders_search', { ...args, cursor });
+    expect(own.status).toBe('ok');
+    const refusals = [
+      await h.call('es_orders_search', { ...args, cursor }, { agent: 'ops_bot' }),
+      await h.call(
+        'es_orders_search',
+        { ...args, cursor },
+        { token: await h.token('support_bot', { user: 'mallory@example.com' }) },
+      ),
+    ];
+    for (const stolen of refusals) {
+      expect(stolen.status).toBe('error');
+      expect(stolen.error?.code).toBe('ARGUMENTS_INVALID');
+      expect(stolen.error?.details[0]).toMatchObject({ path: 'cursor' });
+      expect(stolen.data).toBeUndefined();
+    }
+  });
+
   it('orders - the byte cap cuts a large page and says so', async () => {
     const answer = await h.call('es_orders_search', { limit: 100 });
     expect(answer.status).toBe('ok');
