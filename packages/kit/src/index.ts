@@ -102,3 +102,5 @@ export {
 } from './bus/envelope.js';
 export { ensureDevIssuer, loadTokenVerifier, tokenVerifierFor } from './auth/issuers.js';
 export { authenticateRpc, tenantOf } from './auth/rpc.js';
+export { OperatorRoles, roleList } from './auth/roles.js';
+export type { CallerRoles, RolesReader } from './auth/roles.js';

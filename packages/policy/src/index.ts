@@ -13,6 +13,8 @@ export type {
   PolicyProblem,
 } from './bundle/types.js';
 export { parseBundle } from './bundle/parse.js';
+export { agentRoles, readBundleRoles } from './bundle/roles.js';
+export type { BundleRoles } from './bundle/roles.js';
 export { MAX_BUNDLE_JSON_BYTES, bundleText, encodeBundle, isGzip } from './bundle/encoding.js';
 export type { BundleParse } from './bundle/parse.js';
 export { bundleHash, compileBundle } from './compile/bundle.js';

@@ -63,6 +63,8 @@ export interface Harness {
   client: RpcClient<typeof PolicyService>;
   keys: IssuerKeys;
   durable: string;
+  /** The KV bucket the service publishes its bundles to. */
+  bundlesBucket: string;
   /** Call options carrying a token for `principal`. */
   as(principal: Principal): Promise<{ metadata: Record<string, string> }>;
   /** Puts a resource into the resources bucket, as the registry projects it. */
@@ -133,6 +135,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     client,
     keys,
     durable,
+    bundlesBucket,
     as: async (principal) => ({
       metadata: { authorization: `Bearer ${await issuePrincipalToken(keys, principal)}` },
     }),

@@ -29,7 +29,13 @@ import {
   parsePublishedResource,
 } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
-import { connectMongo, createCredentialResolver, createLogger, listenGrpc } from '@tollgate/kit';
+import {
+  connectMongo,
+  createCredentialResolver,
+  createLogger,
+  listenGrpc,
+  openBucket,
+} from '@tollgate/kit';
 import {
   COLLECTIONS,
   projectionValue,
@@ -41,6 +47,7 @@ import {
 } from '../src/index.js';
 import type { RegistryParts, VersionRecord } from '../src/index.js';
 import { connectTestBus } from '../../../test/support/bus.js';
+import { declareAgents } from '../../../test/support/roles.js';
 
 const NATS_URL = process.env.TOLLGATE_NATS_URL ?? 'nats://127.0.0.1:4222';
 const MONGO_URL = process.env.TOLLGATE_MONGO_URL ?? 'mongodb://127.0.0.1:27017';
@@ -123,6 +130,7 @@ const options = {
   draftTtlMs: 3_600_000,
   reconcileIntervalMs: 0,
   bucket: `registry_bench_${run}`,
+  bundlesBucket: `registry_bench_bundles_${run}`,
 };
 
 /** A registry served over gRPC on a free port. */
@@ -132,6 +140,7 @@ async function serve(parts: RegistryParts): Promise<{ client: Client; stop(): Pr
     registry: parts.registry,
     drafts: parts.drafts,
     verifier,
+    roles: parts.roles,
     kinds: connectors.types(),
     logger,
   });
@@ -150,6 +159,10 @@ async function serve(parts: RegistryParts): Promise<{ client: Client; stop(): Pr
 }
 
 const parts = await startRegistry(options);
+// The operator of each benchmark tenant is an admin (every Apply reads its roles, as in production).
+const bundlesKv = await openBucket(nc, options.bundlesBucket);
+for (const tenant of [`bench-a-${run}`, `bench-b-${run}`])
+  await declareAgents(bundlesKv, tenant, { operator: ['admin'] });
 const first = await serve(parts);
 
 // Every version the bucket shows, and when it was first seen.
@@ -323,6 +336,7 @@ watch.stop();
 await second.stop();
 await first.stop();
 await parts.kv.destroy();
+await bundlesKv.destroy();
 await connectors.close();
 await nc.drain();
 await mongo.db.dropDatabase();

@@ -4,7 +4,7 @@ import type { RpcContext } from '@tollgate/contracts';
 import { RegistryService } from '@tollgate/contracts/registry/v1';
 import type { Principal, TokenVerifier } from '@tollgate/core';
 import { authenticateRpc, tollgateErrorToRpc } from '@tollgate/kit';
-import type { Logger } from '@tollgate/kit';
+import type { Logger, OperatorRoles } from '@tollgate/kit';
 import {
   diffMessages,
   draftMessage,
@@ -20,27 +20,54 @@ export interface RegistryApiDeps {
   registry: Registry;
   drafts: Drafts;
   verifier: TokenVerifier;
+  /** The callers' roles, from their Agent declarations (the tenants' policy bundles). */
+  roles: OperatorRoles;
   /** Resource types the registry has connectors for (List's `type` filter). */
   kinds: readonly string[];
   logger: Logger;
 }
 
 /**
- * Registers the RegistryService. Every method authenticates the caller from its bearer token,
- * then checks the request's fields (all problems at once, INVALID_ARGUMENT) before anything is
- * read or written.
+ * Who may call what, by the roles of the caller's Agent declaration in its tenant:
+ * - `admin` changes resources (Apply, also as a dry run; Rollback, Delete), drafts and decides
+ *   drafts (Draft, Confirm, Reject) and discovers (Discover, Draft: both connect to the
+ *   upstream with the resource's credential);
+ * - `admin`, `approver` and `viewer` read them (Get, List, History): an approver decides calls
+ *   on resources it must be able to look at; an agent never needs the registry (its tools come
+ *   from the synthesizer) and is not shown endpoints and credential references.
+ */
+export const REGISTRY_ROLES = {
+  change: ['admin'],
+  read: ['admin', 'approver', 'viewer'],
+} as const satisfies Record<string, readonly string[]>;
+
+/**
+ * Registers the RegistryService. Every method authenticates the caller from its bearer token
+ * and checks its roles (PERMISSION_DENIED naming the role needed), then checks the request's
+ * fields (all problems at once, INVALID_ARGUMENT) before anything is read or written.
  */
 export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void {
   const { registry, drafts } = deps;
-  const caller = (context: RpcContext): Promise<Principal> =>
-    authenticateRpc(context, deps.verifier);
+  const authorized = async (
+    context: RpcContext,
+    roles: readonly string[],
+    doing: string,
+  ): Promise<Principal> => {
+    const principal = await authenticateRpc(context, deps.verifier);
+    await deps.roles.require(principal, roles, doing);
+    return principal;
+  };
+  const changing = (context: RpcContext, doing: string) =>
+    authorized(context, REGISTRY_ROLES.change, doing);
+  const reading = (context: RpcContext, doing: string) =>
+    authorized(context, REGISTRY_ROLES.read, doing);
 
   addService(
     server,
     RegistryService,
     {
       async apply(req, ctx) {
-        const principal = await caller(ctx);
+        const principal = await changing(ctx, 'apply resources');
         const descriptor = checkRequest((p) => p.descriptor('descriptor', req.descriptor));
         const outcome = await registry.apply(principal, descriptor, {
           expectedVersion: req.expectedVersion,
@@ -55,7 +82,7 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
       },
 
       async get(req, ctx) {
-        const principal = await caller(ctx);
+        const principal = await reading(ctx, 'read resources');
         const query = checkRequest((p) => ({
           tenant: p.scopePart('tenant', req.tenant),
           environment: p.scopePart('environment', req.environment),
@@ -66,7 +93,7 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
       },
 
       async list(req, ctx) {
-        const principal = await caller(ctx);
+        const principal = await reading(ctx, 'list resources');
         const query = checkRequest((p) => ({
           tenant: p.scopePart('tenant', req.tenant),
           environment: p.scopePart('environment', req.environment),
@@ -84,7 +111,7 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
       },
 
       async history(req, ctx) {
-        const principal = await caller(ctx);
+        const principal = await reading(ctx, 'read resource history');
         const query = checkRequest((p) => ({
           tenant: p.scopePart('tenant', req.tenant),
           environment: p.scopePart('environment', req.environment),
@@ -100,7 +127,7 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
       },
 
       async rollback(req, ctx) {
-        const principal = await caller(ctx);
+        const principal = await changing(ctx, 'roll back resources');
         const query = checkRequest((p) => ({
           tenant: p.scopePart('tenant', req.tenant),
           environment: p.scopePart('environment', req.environment),
@@ -116,7 +143,7 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
       },
 
       async delete(req, ctx) {
-        const principal = await caller(ctx);
+        const principal = await changing(ctx, 'delete resources');
         const query = checkRequest((p) => ({
           tenant: p.scopePart('tenant', req.tenant),
           environment: p.scopePart('environment', req.environment),
@@ -127,7 +154,7 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
       },
 
       async discover(req, ctx) {
-        const principal = await caller(ctx);
+        const principal = await changing(ctx, 'discover resources');
         const descriptor = checkRequest((p) => p.descriptor('descriptor', req.descriptor));
         const proposal = await drafts.discover(principal, descriptor);
         return {
@@ -138,7 +165,7 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
       },
 
       async draft(req, ctx) {
-        const principal = await caller(ctx);
+        const principal = await changing(ctx, 'draft resources');
         const { descriptor, sessionId } = checkRequest((p) => ({
           descriptor: p.descriptor('descriptor', req.descriptor),
           sessionId: p.sessionId('session_id', req.sessionId),
@@ -147,7 +174,7 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
       },
 
       async confirm(req, ctx) {
-        const principal = await caller(ctx);
+        const principal = await changing(ctx, 'confirm resource drafts');
         const id = checkRequest((p) => p.draftId('draft_id', req.draftId));
         const { outcome, draft } = await drafts.confirm(principal, id, {
           expectedVersion: req.expectedVersion,
@@ -157,7 +184,7 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
       },
 
       async reject(req, ctx) {
-        const principal = await caller(ctx);
+        const principal = await changing(ctx, 'reject resource drafts');
         const { id, reason } = checkRequest((p) => ({
           id: p.draftId('draft_id', req.draftId),
           reason: p.text('reason', req.reason),

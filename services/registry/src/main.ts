@@ -37,6 +37,7 @@ await bootService({
       registry: parts.registry,
       drafts: parts.drafts,
       verifier,
+      roles: parts.roles,
       kinds: connectors.types(),
       logger,
     });

@@ -1,8 +1,15 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Db } from 'mongodb';
 import type { ConnectorRegistry, CredentialNamespaces, CredentialResolver } from '@tollgate/core';
-import { EventPublisher, buckets, ensureEventStream, openBucket } from '@tollgate/kit';
+import {
+  EventPublisher,
+  OperatorRoles,
+  buckets,
+  ensureEventStream,
+  openBucket,
+} from '@tollgate/kit';
 import type { KV, Logger } from '@tollgate/kit';
+import { readBundleRoles } from '@tollgate/policy';
 import { Catalog } from './catalog.js';
 import { DraftStore } from './draft-store.js';
 import { startDraftSweeper } from './draft-sweeper.js';
@@ -30,6 +37,8 @@ export interface RegistryServiceOptions {
   reconcileIntervalMs: number;
   /** KV bucket of the projection (default `tollgate_resources`; tests use their own). */
   bucket?: string;
+  /** KV bucket of the policy bundles the callers' roles are read from (default `tollgate_policy_bundles`). */
+  bundlesBucket?: string;
   clock?: () => Date;
 }
 
@@ -42,6 +51,8 @@ export interface RegistryParts {
   projector: Projector;
   store: ResourceStore;
   kv: KV;
+  /** The callers' roles (the API checks them). */
+  roles: OperatorRoles;
   stop(): Promise<void>;
 }
 
@@ -57,6 +68,10 @@ export async function startRegistry(options: RegistryServiceOptions): Promise<Re
   await draftStore.ensureIndexes();
   await ensureEventStream(nc);
   const kv = await openBucket(nc, options.bucket ?? buckets.resources);
+  const roles = new OperatorRoles(
+    await openBucket(nc, options.bundlesBucket ?? buckets.policyBundles),
+    readBundleRoles,
+  );
   const projector = new Projector({ kv, events: new EventPublisher(nc), store });
   const catalog = new Catalog();
   const clock = options.clock ?? (() => new Date());
@@ -101,6 +116,7 @@ export async function startRegistry(options: RegistryServiceOptions): Promise<Re
     projector,
     store,
     kv,
+    roles,
     stop: async () => {
       await Promise.all([reconciler.stop(), draftSweeper.stop()]);
     },

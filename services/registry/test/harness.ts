@@ -29,6 +29,7 @@ import {
   createLogger,
   decodeEnvelope,
   listenGrpc,
+  openBucket,
   loadTokenVerifier,
   subjects,
 } from '@tollgate/kit';
@@ -37,6 +38,7 @@ import { infra, uniqueName } from '../../../test/support/infra.js';
 import { registerRegistryApi, startRegistry } from '../src/index.js';
 import type { RegistryParts } from '../src/index.js';
 import { connectTestBus } from '../../../test/support/bus.js';
+import { declareAgents } from '../../../test/support/roles.js';
 
 export { eventually, infra, uniqueName } from '../../../test/support/infra.js';
 
@@ -64,7 +66,10 @@ export interface Harness {
   client: RpcClient<typeof RegistryService>;
   /** Another registry instance on the same database and bucket. */
   startInstance(options?: InstanceOptions): Promise<RegistryInstance>;
-  /** Call options carrying a token for `principal`. */
+  /**
+   * Call options carrying a token for `principal`. Unless the harness reads roles from a policy
+   * service (`roles` option), `principal`'s Agent is declared an admin of its tenant first.
+   */
   as(principal: Principal): Promise<{ metadata: Record<string, string> }>;
   close(): Promise<void>;
 }
@@ -87,6 +92,13 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Default: unrestricted (tests of credential namespaces pass rules). */
   credentialNamespaces?: CredentialNamespaces;
+  /** The issuer whose tokens the registry trusts (default: a fresh one). */
+  keys?: IssuerKeys;
+  /**
+   * Where callers' roles come from: a policy service's bundles bucket. Default: the harness's
+   * own bucket, where `as(principal)` declares the principal an admin.
+   */
+  roles?: { bundlesBucket: string };
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -94,13 +106,25 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const mongo = await connectMongo(`${infra.mongoUrl}/${dbName}`);
   const nc = await connectTestBus({ url: infra.natsUrl, name: 'registry-test' });
   const bucket = uniqueName('reg_kv');
-  const keys = await generateIssuerKeys('registry-test');
+  const keys = options.keys ?? (await generateIssuerKeys('registry-test'));
   const dir = await mkdtemp(join(tmpdir(), 'registry-issuers-'));
   const issuersFile = join(dir, 'issuers.json');
   await writeFile(issuersFile, JSON.stringify(keys));
   const verifier = await loadTokenVerifier(issuersFile);
   const connectors = createConnectorRegistry([elasticsearchConnector]);
   const instances: RegistryInstance[] = [];
+  const bundlesBucket = options.roles?.bundlesBucket ?? uniqueName('reg_bundles');
+  const bundlesKv = await openBucket(nc, bundlesBucket);
+  /** The harness's own declarations: tenant → agent → roles. */
+  const declared = new Map<string, Record<string, readonly string[]>>();
+  const declareAdmin = async (principal: Principal): Promise<void> => {
+    if (options.roles !== undefined) return;
+    const agents = declared.get(principal.tenant) ?? {};
+    if (agents[principal.agent] !== undefined) return;
+    agents[principal.agent] = ['admin'];
+    declared.set(principal.tenant, agents);
+    await declareAgents(bundlesKv, principal.tenant, agents);
+  };
 
   const startInstance = async (o: InstanceOptions = {}): Promise<RegistryInstance> => {
     const clock = o.clock ?? options.clock;
@@ -119,6 +143,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ...(o.draftRetentionMs === undefined ? {} : { draftRetentionMs: o.draftRetentionMs }),
       draftSweepIntervalMs: o.draftSweepIntervalMs ?? 0,
       bucket,
+      bundlesBucket,
       ...(clock === undefined ? {} : { clock }),
     });
     const server = new Server();
@@ -126,6 +151,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       registry: parts.registry,
       drafts: parts.drafts,
       verifier,
+      roles: parts.roles,
       kinds: connectors.types(),
       logger,
     });
@@ -158,12 +184,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     parts: first.parts,
     client: first.client,
     startInstance,
-    as: async (principal) => ({
-      metadata: { authorization: `Bearer ${await issuePrincipalToken(keys, principal)}` },
-    }),
+    as: async (principal) => {
+      await declareAdmin(principal);
+      return {
+        metadata: { authorization: `Bearer ${await issuePrincipalToken(keys, principal)}` },
+      };
+    },
     close: async () => {
       for (const instance of instances) await instance.stop();
       await first.parts.kv.destroy().catch(() => false);
+      if (options.roles === undefined) await bundlesKv.destroy().catch(() => false);
       await connectors.close();
       await nc.drain();
       await mongo.db.dropDatabase();

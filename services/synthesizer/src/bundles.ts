@@ -5,8 +5,8 @@
  */
 import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
-import { LocalDecider, parseBundle } from '@tollgate/policy';
-import type { OfferedPermissions, PolicyBundle } from '@tollgate/policy';
+import { LocalDecider, agentRoles, parseBundle } from '@tollgate/policy';
+import type { OfferedPermissions } from '@tollgate/policy';
 
 /** What applying one KV value did. */
 export type BundleChange =
@@ -62,7 +62,7 @@ export class PolicyBundles {
       if (result.kept) return { kind: 'kept', tenant, reason: result.reason };
       return this.#fail(tenant, result.reason);
     }
-    held.roles = rolesOf(bundle);
+    held.roles = agentRoles(bundle);
     held.version = result.version;
     held.hash = result.hash;
     return { kind: 'loaded', tenant, version: result.version, hash: result.hash };
@@ -117,19 +117,4 @@ export class PolicyBundles {
     this.#tenants.set(tenant, { decider: new LocalDecider(), failed: reason });
     return { kind: 'failed', tenant, reason };
   }
-}
-
-/** Agent → roles, from the bundle's Agent entities (their Role parents). */
-function rolesOf(bundle: PolicyBundle): Map<string, string[]> {
-  const roles = new Map<string, string[]>();
-  for (const entity of bundle.entities) {
-    const uid = entity.uid as { type?: unknown; id?: unknown };
-    if (uid.type !== 'Agent' || typeof uid.id !== 'string') continue;
-    const parents = (entity.parents ?? []) as { type?: unknown; id?: unknown }[];
-    const names = parents
-      .filter((p) => p.type === 'Role' && typeof p.id === 'string')
-      .map((p) => p.id as string);
-    roles.set(uid.id, [...new Set(names)].sort());
-  }
-  return roles;
 }
