@@ -1,7 +1,12 @@
-import { cfg } from '@tollgate/kit';
+import { buckets, cfg } from '@tollgate/kit';
 
 /** The audit service's own settings, on top of the common ones. */
 export const auditConfig = {
+  bundlesBucket: cfg.string(
+    'TOLLGATE_AUDIT_BUNDLES_BUCKET',
+    "KV bucket of the policy bundles callers' roles are read from",
+    buckets.policyBundles,
+  ),
   durable: cfg.string(
     'TOLLGATE_AUDIT_DURABLE',
     'durable consumer name on the events stream',

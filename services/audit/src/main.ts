@@ -1,4 +1,11 @@
-import { bootService, ensureEventStream, serviceEndpoints } from '@tollgate/kit';
+import {
+  OperatorRoles,
+  bootService,
+  ensureEventStream,
+  openBucket,
+  serviceEndpoints,
+} from '@tollgate/kit';
+import { readBundleRoles } from '@tollgate/policy';
 import { registerAuditApi } from './api.js';
 import { AuditTrail } from './audit.js';
 import { auditConfig } from './config.js';
@@ -15,7 +22,8 @@ await bootService({
     const store = new AuditStore(mongo.db);
     await store.ensureIndexes();
     await ensureEventStream(nc);
-    registerAuditApi(grpcServer, { trail: new AuditTrail({ store }), verifier, logger });
+    const roles = new OperatorRoles(await openBucket(nc, config.bundlesBucket), readBundleRoles);
+    registerAuditApi(grpcServer, { trail: new AuditTrail({ store }), verifier, roles, logger });
     const ingest = new AuditIngest({
       nc,
       store,

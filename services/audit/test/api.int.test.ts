@@ -7,7 +7,7 @@ import type { AuditService } from '@tollgate/contracts/audit/v1';
 import { CallStatus } from '@tollgate/contracts/call/v1';
 import { ErrorCode } from '@tollgate/contracts/common/v1';
 import { ApprovalStatus } from '@tollgate/contracts/policy/v1';
-import { EventTypes, ensureEventStream } from '@tollgate/kit';
+import { EventTypes, buckets, ensureEventStream, openBucket } from '@tollgate/kit';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalEvent, callCompleted, callDenied, toolsListed } from './support/events.js';
@@ -17,6 +17,7 @@ import { eventually, ownNatsServer, uniqueName } from './support/servers.js';
 import type { OwnedServer } from './support/servers.js';
 import { auditClient, startAuditProcess, testIssuer } from './support/service.js';
 import type { AuditProcess } from './support/service.js';
+import { declareAgents } from '../../../test/support/roles.js';
 
 const A = 'team-a';
 const B = 'team-b';
@@ -53,6 +54,14 @@ beforeAll(async () => {
   nats = await ownNatsServer();
   nc = await nats.connect('audit-api');
   await ensureEventStream(nc);
+  const bundles = await openBucket(nc, buckets.policyBundles);
+  await declareAgents(bundles, A, {
+    auditor: ['viewer'],
+    lead: ['admin'],
+    approver_bot: ['approver'],
+    support_bot: ['support'],
+  });
+  await declareAgents(bundles, B, { auditor: ['viewer'] });
   dbUrl = `${sharedMongoUrl}/${uniqueName('audit_api')}`;
   issuer = await testIssuer();
   audit = await startAuditProcess({
@@ -143,6 +152,38 @@ describe('audit api', () => {
       tollgateCode: 'UNAUTHENTICATED',
     });
     expect(await refusal(anonymous.verify({}))).toMatchObject({ code: RpcStatus.UNAUTHENTICATED });
+  });
+
+  it('api - only operators (admin, approver, viewer) read the trail; an agent of the tenant or an undeclared name is refused on every method', async () => {
+    for (const agent of ['lead', 'approver_bot']) {
+      const client = auditClient(audit.grpc, await issuer.token(A, agent));
+      expect((await client.query({ pageSize: 1000 })).records.length, agent).toBeGreaterThan(0);
+      expect((await client.verify({})).ok, agent).toBe(true);
+      client.close();
+    }
+    for (const agent of ['support_bot', 'stranger']) {
+      const client = auditClient(audit.grpc, await issuer.token(A, agent));
+      const drain = async () => {
+        for await (const chunk of client.exportSession({ sessionId: 's-1' })) void chunk;
+      };
+      for (const [label, call] of [
+        ['Query', () => client.query({ pageSize: 1000 })],
+        ['ReplaySession', () => client.replaySession({ sessionId: 's-1' })],
+        ['ExportSession', drain],
+        ['Stats', () => client.stats({ groupBy: StatsGroup.TOOL })],
+        ['Verify', () => client.verify({})],
+      ] as const) {
+        const refused = await refusal(call());
+        expect.soft(refused.code, `${agent}: ${label}`).toBe(RpcStatus.PERMISSION_DENIED);
+        expect.soft(refused.tollgateCode, `${agent}: ${label}`).toBe('POLICY_DENIED');
+        expect
+          .soft(refused.message, `${agent}: ${label}`)
+          .toContain(
+            `"${agent}" may not read the audit trail: that needs the admin, approver or viewer role`,
+          );
+      }
+      client.close();
+    }
   });
 
   it('api - tenants see only their own records; naming another tenant is refused', async () => {

@@ -1,5 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { buckets, openBucket } from '@tollgate/kit';
+import { declareAgents } from '../../../test/support/roles.js';
 import { VerifyRequestSchema } from '@tollgate/contracts/audit/v1';
 import { EVENTS_STREAM, ensureEventStream } from '@tollgate/kit';
 import { MongoClient } from 'mongodb';
@@ -58,6 +60,9 @@ describe('audit faults', () => {
           240_000,
           500,
         );
+        await declareAgents(await openBucket(nc, buckets.policyBundles), tenant, {
+          auditor: ['viewer'],
+        });
         const client = auditClient(second.grpc, await issuer.token(tenant));
         // Let redeliveries of what the first run stored but never acknowledged arrive and be dropped.
         await eventually(
