@@ -68,16 +68,25 @@ export async function runDemo(n: Narrator): Promise<void> {
   );
   await n.tollgate(['up']);
   await seed(n);
-  n.say('An Elasticsearch Resource, four Agents and two Policies, declared in examples/orders:');
+  n.say('Who may act, and how (the agents and their policies, examples/orders):');
+  await n.tollgate(['apply', '-f', 'examples/orders/10-agents.yaml']);
+  await n.tollgate(['apply', '-f', 'examples/orders/30-policies.yaml']);
+
+  n.title('1', 'Telling Tollgate about the orders index, in a sentence');
+  await registerByConversation(n, user);
+
+  n.say(
+    "\nThe operator's reviewed declaration (examples/orders/20-orders.yaml: every field described, what each role sees) becomes version 2:",
+  );
   await n.tollgate(['apply', '-f', 'examples/orders']);
 
-  n.title('1', 'The tools each agent gets');
+  n.title('2', 'The tools each agent gets');
   n.say('Tools are projections of the resource × what each agent may do — nobody wrote them.');
   await n.tollgate(['tools', 'ls', '--as', 'support']);
   await n.tollgate(['tools', 'ls', '--as', 'order_ops']);
   await differences(n);
 
-  n.title('2', 'An order looked up through the agent loop');
+  n.title('3', 'An order looked up through the agent loop');
   const before = await preferencesOf(n, user);
   if (before.length > 0) throw new DemoError(`${user} unexpectedly has preferences already`);
   for (const message of ['搜索 id 为 12345 的订单', 'find order 12345']) {
@@ -88,7 +97,7 @@ export async function runDemo(n: Narrator): Promise<void> {
     await auditRecord(n, call.callId, call.meta?.traceId ?? '', 'call.completed');
   }
 
-  n.title('3', 'Guard rails');
+  n.title('4', 'Guard rails');
   n.say(
     'a) support filters on a field only order_ops may use — the executor checks every call against the schema it handed out:',
   );
@@ -114,7 +123,7 @@ export async function runDemo(n: Narrator): Promise<void> {
   await approvedWrite(n);
   await foreignCredential(n);
 
-  n.title('4', 'A preference learned, and recalled next time');
+  n.title('5', 'A preference learned, and recalled next time');
   n.say(`${user} has now asked about orders several times; memory learns from completed calls.`);
   const learned = await n.until(
     'the frequent_resource preference',
@@ -207,6 +216,56 @@ async function differences(n: Narrator): Promise<void> {
   n.line(
     `  ${'tools'.padEnd(16)} only order_ops: ${onlyOps.join(', ')} (support is denied aggregate; writes need approval)`,
   );
+}
+
+/** What the person says to register the orders index, and to correct and confirm it. */
+const DESCRIPTION =
+  '我有一个 Elasticsearch，地址 http://127.0.0.1:9200，索引 orders，id 是 keyword，amount 是 double，created_at 是 date，凭据 env://TOLLGATE_TEAM_A__PROD__ES_ORDERS，角色 support';
+const CORRECTION = 'no, amount is the total in euros';
+
+interface RegistrationChatDoc {
+  turns: Array<{
+    run?: { answer: string | null };
+    registration?: { state: string; reply: string; resource?: { name: string; version: number } };
+  }>;
+}
+
+/**
+ * Step 1: the person describes the index in one sentence to the admin agent; the registry drafts
+ * it against the real Elasticsearch and echoes it with the discovered types; one correction in
+ * words; saved only on an explicit yes; then the question is answered through the tool that was
+ * just synthesized from it.
+ */
+async function registerByConversation(n: Narrator, user: string): Promise<void> {
+  const messages = [DESCRIPTION, CORRECTION, 'yes'];
+  n.say(
+    'Notice: the model only reads the sentence into the descriptor schema; discovery reads the real mapping; the yes is read by code, and a pasted password would be refused.',
+  );
+  n.command(['chat', '--as', 'tollgate-cli', '-m', ...messages]);
+  const doc = await n.json<RegistrationChatDoc>([
+    'chat',
+    '--as',
+    'tollgate-cli',
+    '--no-memory',
+    '-m',
+    ...messages,
+  ]);
+  messages.forEach((message, i) => {
+    const turn = doc.turns[i];
+    n.line(`${n.style.bold('you:')} ${message}`);
+    n.line(
+      `${n.style.bold('tollgate-cli:')} ${turn?.registration?.reply ?? turn?.run?.answer ?? '(no answer)'}`,
+    );
+  });
+  const saved = doc.turns[2]?.registration;
+  if (saved?.state !== 'saved' || saved.resource === undefined)
+    throw new DemoError(`the conversation did not save the resource: ${JSON.stringify(doc.turns)}`);
+  n.ok(
+    `${saved.resource.name} version ${saved.resource.version} exists now — nobody wrote a tool for it`,
+  );
+  const call = (await chat(n, user, '搜索 id 为 12345 的订单'))[0];
+  if (call?.status !== 'ok')
+    throw new DemoError(`the first lookup through the new tool failed: ${JSON.stringify(call)}`);
 }
 
 async function chat(n: Narrator, user: string, message: string): Promise<CallDoc[]> {

@@ -10,6 +10,9 @@ import { Narrator } from './demo.narrator.js';
 
 const env: NodeJS.ProcessEnv = {
   ...process.env,
+  // The demo seeds and tells team-a/prod whatever the person's shell defaults the CLI to.
+  TOLLGATE_TENANT: 'team-a',
+  TOLLGATE_ENV: 'prod',
   // The local Elasticsearch needs no authentication; the Resource names this variable, which
   // lies in team-a/prod's credential namespace (TOLLGATE_<TENANT>__<ENVIRONMENT>__…, the default).
   TOLLGATE_TEAM_A__PROD__ES_ORDERS:

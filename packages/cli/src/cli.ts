@@ -9,6 +9,8 @@ import { registerApprovals } from './commands/approvals.js';
 import { registerAudit } from './commands/audit.js';
 import { registerCall } from './commands/call.js';
 import { registerChat } from './commands/chat.js';
+import { registerCompletion } from './commands/completion.js';
+import { registerDoctor } from './commands/doctor.js';
 import { registerDiscover } from './commands/discover.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerMemory } from './commands/memory.js';
@@ -88,6 +90,8 @@ function buildProgram(io: CliIo, run: ActionRunner): Command {
   registerMemory(program, run);
   registerMcp(program, run);
   registerAudit(program, run);
+  registerDoctor(program, run);
+  registerCompletion(program, run);
   configure(program);
   return program;
 }

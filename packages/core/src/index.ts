@@ -196,6 +196,7 @@ export { describeDescriptorProblems, descriptorInvalid } from './descriptor/prob
 export type { DescriptorProblem, ValidationResult } from './descriptor/problems.js';
 export { RESOURCE_DEFAULTS, applyDescriptorDefaults } from './descriptor/defaults.js';
 export { descriptorHash } from './descriptor/hash.js';
+export { applyMergePatch } from './merge-patch.js';
 export {
   findSecrets,
   isCredentialReference,
@@ -203,6 +204,14 @@ export {
   looksLikeSecret,
 } from './descriptor/secrets.js';
 export type { SecretFinding } from './descriptor/secrets.js';
+export {
+  REDACTED,
+  findSecretValues,
+  pointerJoin,
+  redactSecrets,
+  secretReason,
+} from './screen/conversation-secrets.js';
+export type { SecretHit } from './screen/conversation-secrets.js';
 export { formatPath, joinPath, parsePath, pointerSegments } from './descriptor/path.js';
 export type { PathSegment } from './descriptor/path.js';
 export {

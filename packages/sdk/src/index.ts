@@ -80,4 +80,15 @@ export type {
   ResourceProposal,
 } from './registration/propose.js';
 export { echoDraft, readAgreement, readDraft } from './registration/draft.js';
+export {
+  REGISTER_RESOURCE_TOOL,
+  ResourceConversation,
+  registrationTool,
+} from './registration/conversation.js';
+export type {
+  RegistrationState,
+  RegistrationTurn,
+  ResourceConversationOptions,
+} from './registration/conversation.js';
+export type { LocalTool, LocalToolResult } from './agent/local-tool.js';
 export type { DraftField, ResourceDraft } from './registration/draft.js';

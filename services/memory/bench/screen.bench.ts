@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { CORPUS_FILES, loadCorpus, scoreScreen } from '../corpus/evaluate.js';
 import type { CorpusRow, ScreenScore } from '../corpus/evaluate.js';
 import { findInjection } from '@tollgate/core';
-import { secretReason } from '../src/screen/secrets.js';
+import { secretReason } from '@tollgate/core';
 
 const smoke = process.argv.includes('--smoke') || process.env['TOLLGATE_BENCH_SMOKE'] === '1';
 const MIN_RECALL = 0.95;

@@ -14,7 +14,7 @@ export type { MemoryDeps, RecallResult } from './memory.js';
 export { Learner } from './learning/learner.js';
 export type { CompletedCall, Lesson } from './learning/learner.js';
 export { findInjection } from '@tollgate/core';
-export { redactSecrets, secretReason } from './screen/secrets.js';
+export { redactSecrets, secretReason } from '@tollgate/core';
 export { argumentShape, proposeSavedQuery } from './learning/shape.js';
 export { Reviewers, reviewRefusal } from './access/review.js';
 export type { Caller, ReviewPolicy } from './access/review.js';

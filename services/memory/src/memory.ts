@@ -20,7 +20,7 @@ import { Learner } from './learning/learner.js';
 import { PreferenceBook } from './preferences/preference-book.js';
 import { isTypedKind } from './preferences/typed-facts.js';
 import { findInjection } from '@tollgate/core';
-import { secretReason } from './screen/secrets.js';
+import { secretReason } from '@tollgate/core';
 import type { ProjectionHook } from './projection/hook.js';
 import { rankMemory } from './recall.js';
 import type { RecallItem, RecallItemKind } from './recall.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findInjection } from '@tollgate/core';
-import { findSecretValues, redactSecrets, secretReason } from '../src/screen/secrets.js';
+import { findSecretValues, redactSecrets, secretReason } from '@tollgate/core';
 
 describe('screen - injection', () => {
   it.each([

@@ -11,7 +11,7 @@ import { assertCredentialsInScope } from './credential-scope.js';
 import type { DraftRecord, DraftStatus, DraftStore } from './draft-store.js';
 import { echoProposal } from './echo.js';
 import { preconditionFailed } from './errors.js';
-import { applyMergePatch } from './merge-patch.js';
+import { applyMergePatch } from '@tollgate/core';
 import {
   checkPartial,
   completeEnvelope,

@@ -48,7 +48,7 @@ export function echoProposal(proposal: Proposal, kinds: ProposalKinds): string {
   lines.push(
     enabled.length === 0
       ? 'Enabled fields: none yet.'
-      : `Enabled fields: ${listed(enabled.map(([name, spec]) => `${name} (${text(spec.type)}: ${capabilities(spec).join(', ')})`))}.`,
+      : `Enabled fields: ${listed(enabled.map(([name, spec]) => `${name} (${text(spec.type)}: ${capabilities(spec).join(', ')})${typeof spec.description === 'string' ? ` — ${spec.description}` : ''}`))}.`,
   );
   const proposed = proposal.fields.filter((f) => !f.declared);
   if (proposed.length > 0) {

@@ -12,7 +12,7 @@ export type { DraftSweeper, DraftSweeperOptions } from './draft-sweeper.js';
 export { Drafts } from './drafts.js';
 export type { DraftView, DraftsDeps } from './drafts.js';
 export { echoProposal } from './echo.js';
-export { applyMergePatch } from './merge-patch.js';
+export { applyMergePatch } from '@tollgate/core';
 export {
   discoveryPaths,
   checkPartial,

@@ -13,7 +13,9 @@ export type BundleChange =
   | { kind: 'loaded'; tenant: string; version: number; hash: string }
   | { kind: 'kept'; tenant: string; reason: string }
   | { kind: 'failed'; tenant: string; reason: string }
-  | { kind: 'removed'; tenant: string };
+  | { kind: 'removed'; tenant: string }
+  /** Held, to be loaded when the tenant is first asked for (see PolicyBundles). */
+  | { kind: 'deferred'; tenant: string };
 
 /** A principal the tenant's bundle knows: its roles and what it may do per resource. */
 export interface PrincipalAccess {
@@ -34,15 +36,38 @@ interface Loaded {
   failed?: string;
 }
 
+/**
+ * The tenants' deciders. A bundle of a tenant nobody has asked for yet is only held, and
+ * compiled on first use: a bucket of thousands of tenants costs nothing at startup, and a
+ * tenant whose decider is loaded is hot-reloaded at once, as before.
+ */
 export class PolicyBundles {
   readonly #tenants = new Map<string, Loaded>();
+  readonly #pending = new Map<string, Uint8Array>();
 
   /** Applies the KV value stored under `tenant`, or its deletion (`undefined`). */
   apply(tenant: string, value: Uint8Array | undefined): BundleChange {
     if (value === undefined) {
       this.#tenants.delete(tenant);
+      this.#pending.delete(tenant);
       return { kind: 'removed', tenant };
     }
+    if (!this.#tenants.has(tenant)) {
+      this.#pending.set(tenant, value);
+      return { kind: 'deferred', tenant };
+    }
+    return this.#load(tenant, value);
+  }
+
+  /** Compiles a held bundle, if the tenant has one waiting. */
+  #settle(tenant: string): void {
+    const value = this.#pending.get(tenant);
+    if (value === undefined) return;
+    this.#pending.delete(tenant);
+    this.#load(tenant, value);
+  }
+
+  #load(tenant: string, value: Uint8Array): BundleChange {
     const parsed = parseBundle(value);
     if (!parsed.ok) return this.#fail(tenant, parsed.reason);
     const bundle = parsed.bundle;
@@ -70,6 +95,7 @@ export class PolicyBundles {
 
   /** Hash of the bundle a tenant's decider holds. */
   hash(tenant: string): string | undefined {
+    this.#settle(tenant);
     return this.#tenants.get(tenant)?.hash;
   }
 
@@ -79,6 +105,7 @@ export class PolicyBundles {
    */
   access(principal: Principal): PrincipalAccess {
     const { tenant, agent } = principal;
+    this.#settle(tenant);
     const held = this.#tenants.get(tenant);
     if (held === undefined) {
       throw new TollgateError(

@@ -116,6 +116,8 @@ export class Synthesizer {
         { tenant, reason: change.reason, change: change.kind, ms },
         'policy bundle refused',
       );
+    } else if (change.kind === 'deferred') {
+      this.#logger.debug({ tenant }, 'policy bundle held until the tenant is first asked for');
     } else {
       this.#logger.info({ ...change, ms }, 'policy bundle changed');
     }

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import type { AgentRun, MemoryServiceSessionStore, RecalledPreference } from '@tollgate/sdk';
+import { secretReason } from '@tollgate/core';
+import type {
+  AgentRun,
+  MemoryServiceSessionStore,
+  RecalledPreference,
+  RegistrationTurn,
+} from '@tollgate/sdk';
 import type { ActionRunner, CliContext } from '../context.js';
 import { openAgentModel } from '../agent/model.js';
 import type { AgentModel } from '../agent/model.js';
@@ -44,8 +50,13 @@ export function registerChat(program: Command, run: ActionRunner): void {
     .action(
       run(async (ctx, options: ChatOptions) => {
         const maxSteps = positiveInt('--max-steps', options.maxSteps);
-        const { MemoryServiceRecall, MemoryServiceSessionStore, runAgent } =
-          await import('@tollgate/sdk');
+        const {
+          MemoryServiceRecall,
+          MemoryServiceSessionStore,
+          ResourceConversation,
+          registrationTool,
+          runAgent,
+        } = await import('@tollgate/sdk');
         const waitMs = options.waitApproval
           ? positiveInt('--wait-approval', options.waitApproval) * 1000
           : 0;
@@ -71,11 +82,32 @@ export function registerChat(program: Command, run: ActionRunner): void {
         ctx.out.note(
           `${ctx.out.style.bold(`chat as ${options.as}`)} for ${user} · session ${sessionId}\nmodel: ${model.scripted ? ctx.out.style.magenta(model.label) : model.label}`,
         );
-        const turns: Array<{ message: string; run: ReturnType<typeof plainRun> }> = [];
+        // Registration by conversation: the model may start it (a tool); while a draft awaits
+        // an answer, the person's replies go to the conversation itself, never to the model.
+        const registration = new ResourceConversation({
+          llm: model.llm,
+          registry: {
+            address: serviceAddress('registry', ctx.env),
+            token: await ctx.agentToken(options.as, { user, ttlSeconds: 3600 }),
+          },
+          sessionId,
+          ...(ctx.env.TOLLGATE_CREDENTIAL_NAMESPACES
+            ? { credentialNamespaces: ctx.env.TOLLGATE_CREDENTIAL_NAMESPACES }
+            : {}),
+        });
+        const turns: ChatTurn[] = [];
         let lastRun: AgentRun | undefined;
         let remembered: RecalledPreference[] | undefined;
         const ask = async (message: string) => {
+          if (registration.pending !== undefined || secretReason(message) !== undefined) {
+            const turn = await registration.say(message);
+            const said = turn.state === 'refused_secret' ? WITHHELD : message;
+            turns.push({ message: said, registration: plainTurn(turn) });
+            ctx.out.line(`${ctx.out.style.bold(`${options.as}:`)} ${turn.reply}`);
+            return;
+          }
           const result = await runAgent({
+            localTools: [registrationTool(registration)],
             client,
             llm: model.llm,
             task: message,
@@ -107,7 +139,8 @@ export function registerChat(program: Command, run: ActionRunner): void {
         try {
           if (options.message && options.message.length > 0) {
             for (const message of options.message) {
-              ctx.out.line(`${ctx.out.style.bold('you:')} ${message}`);
+              const shown = secretReason(message) === undefined ? message : WITHHELD;
+              ctx.out.line(`${ctx.out.style.bold('you:')} ${shown}`);
               await ask(message);
             }
           } else {
@@ -162,7 +195,10 @@ async function readLines(
     if (message === '' && interactive) break;
     if (message !== '') {
       // Piped input is not echoed by a terminal: show it, so the transcript reads in order.
-      if (!interactive) ctx.out.line(`${ctx.out.style.bold('you:')} ${message}`);
+      if (!interactive) {
+        const shown = secretReason(message) === undefined ? message : WITHHELD;
+        ctx.out.line(`${ctx.out.style.bold('you:')} ${shown}`);
+      }
       await ask(message);
     }
     if (interactive) lines.prompt();
@@ -193,6 +229,23 @@ async function endChat(
     ctx.out.warn(`could not end session ${sessionId}: ${ctx.failureOf(err).message}`);
     return undefined;
   }
+}
+
+/** What a transcript shows instead of a message that held a credential. */
+const WITHHELD = '[withheld: the message held a credential]';
+
+type ChatTurn =
+  | { message: string; run: ReturnType<typeof plainRun> }
+  | { message: string; registration: ReturnType<typeof plainTurn> };
+
+/** A registration turn as JSON output: its state and reply, the draft or the saved version. */
+function plainTurn(turn: RegistrationTurn) {
+  return {
+    state: turn.state,
+    reply: turn.reply,
+    ...(turn.draft ? { draftId: turn.draft.draftId, descriptor: turn.draft.descriptor } : {}),
+    ...(turn.resource ? { resource: turn.resource } : {}),
+  };
 }
 
 function modelInfo(model: AgentModel) {

@@ -1,3 +1,4 @@
+import type { JsonObject } from '@bufbuild/protobuf';
 import type OpenAI from 'openai';
 import { toolCallError } from '../errors.js';
 import type { Tool } from '../tools.js';
@@ -21,6 +22,8 @@ import type { SessionEndOutcome, SessionStore } from './session-store.js';
 import { runToolCall } from './tool-call.js';
 import type { AgentToolCall, AgentTools, ToolCallContext } from './tool-call.js';
 import { openaiToolsFor } from './openai-tools.js';
+import { localFunctions } from './local-tool.js';
+import type { LocalTool } from './local-tool.js';
 import { renderRemembered } from './recall.js';
 import type { RecallSource, RecalledPreference } from './recall.js';
 
@@ -74,6 +77,8 @@ export interface RunAgentOptions {
   endSession?: boolean;
   /** Told what went wrong without failing the run (e.g. the session could not be ended). */
   onWarning?: (message: string, cause: unknown) => void;
+  /** Tools the loop runs itself, offered beside the principal's (see `LocalTool`). */
+  localTools?: readonly LocalTool[];
 }
 
 /** One model turn: what it said and the tools it called. */
@@ -233,7 +238,16 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
       });
       const record: AgentStep = { step, assistant: reply.content ?? null, toolCalls: [] };
+      let localAnswer: string | undefined;
       for (const call of toolCalls) {
+        const local = options.localTools?.find((t) => t.name === call.function.name);
+        if (local !== undefined) {
+          const done = await runLocalTool(local, call, task);
+          messages.push({ role: 'tool', tool_call_id: call.id, content: done.content });
+          record.toolCalls.push(done.record);
+          localAnswer ??= done.answer;
+          continue;
+        }
         const done = await runToolCall(call, context, `${sessionId}:${sessionSteps}:${call.id}`);
         messages.push({ role: 'tool', tool_call_id: call.id, content: done.content });
         record.toolCalls.push(done.record);
@@ -247,16 +261,51 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
           ...(done.record.callId ? { callId: done.record.callId } : {}),
         });
       }
-      const answered = toolCalls.length === 0;
+      const answered = toolCalls.length === 0 || localAnswer !== undefined;
       const saved = await save(
         answered ? 'answered' : step === maxSteps ? 'step_limit' : 'running',
       );
       if (saved !== undefined) record.sessionVersion = saved;
       steps.push(record);
       await options.onStep?.(record);
-      if (answered) return { status: 'answered', answer: reply.content ?? '' };
+      if (answered) return { status: 'answered', answer: localAnswer ?? reply.content ?? '' };
     }
     return { status: 'step_limit', answer: null };
+  }
+}
+
+/** A local tool's call; its failures become the tool message, like Tollgate tools' do. */
+async function runLocalTool(
+  tool: LocalTool,
+  call: ConversationToolCall,
+  task: string,
+): Promise<{ content: string; record: AgentToolCall; answer?: string }> {
+  let args: JsonObject = {};
+  try {
+    const parsed: unknown = JSON.parse(call.function.arguments || '{}');
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      args = parsed as JsonObject;
+  } catch {
+    // Local tools read the person's words (`task`), not the model's arguments.
+  }
+  const base = { id: call.id, tool: tool.name, arguments: args };
+  try {
+    const result = await tool.run(args, { task });
+    return {
+      content: JSON.stringify(result.content),
+      record: { ...base, status: 'ok' },
+      ...(result.answer !== undefined ? { answer: result.answer } : {}),
+    };
+  } catch (err) {
+    const message = (err as Error)?.message ?? String(err);
+    return {
+      content: JSON.stringify({ status: 'error', message }),
+      record: {
+        ...base,
+        status: 'error',
+        error: { code: 'INTERNAL', category: 'needs_human', message },
+      },
+    };
   }
 }
 
@@ -282,7 +331,7 @@ async function complete(
   messages: ConversationMessage[],
   tools: Tool[],
 ): Promise<ModelReply> {
-  const openaiTools = openaiToolsFor(tools);
+  const openaiTools = [...openaiToolsFor(tools), ...localFunctions(options.localTools ?? [])];
   const completion = await llm.chat.completions
     .create(
       {

@@ -8,7 +8,9 @@ import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { repairArguments } from './argument-repair.js';
 import type { ErrorDetailLike } from './argument-repair.js';
 import { PROPOSE_RESOURCE_TOOL } from '../registration/extraction-schema.js';
-import { extractResourceFromText } from './resource-extraction.js';
+import { CURRENT_PROPOSAL_MARKER } from '../registration/propose.js';
+import { REGISTER_RESOURCE_TOOL } from '../registration/conversation.js';
+import { extractResourceFromText, readCorrection } from './resource-extraction.js';
 import type {
   ChatRequest,
   ModelScript,
@@ -17,7 +19,8 @@ import type {
   ScriptedReply,
 } from './scripted-server.js';
 
-const ORDER_ID = /\border\s+(?:id\s+|number\s+|no\.?\s+)?#?([A-Za-z0-9][A-Za-z0-9_-]{2,63})\b/i;
+const ORDER_ID =
+  /(?:\border\s+(?:id\s+|number\s+|no\.?\s+)?|订单(?:号)?\s*|\bid\s*(?:为|是|=)\s*)#?([A-Za-z0-9][A-Za-z0-9_-]{2,63})\b/i;
 /** Consecutive failed tool results after which the script stops trying and answers. */
 const MAX_REPAIRS = 2;
 
@@ -27,15 +30,24 @@ export function createDemoScript(): ModelScript {
 
 export function demoReply(request: ChatRequest): ScriptedReply {
   if (request.forcedTool === PROPOSE_RESOURCE_TOOL) {
+    const current = currentProposal(request);
+    const text = lastUserText(request);
     return {
       toolCalls: [
-        { name: PROPOSE_RESOURCE_TOOL, arguments: extractResourceFromText(lastUserText(request)) },
+        {
+          name: PROPOSE_RESOURCE_TOOL,
+          arguments: current ? readCorrection(text, current) : extractResourceFromText(text),
+        },
       ],
     };
   }
   const last = request.messages[request.messages.length - 1];
   if (last?.role === 'tool') return afterToolResult(request);
   const text = last?.content ?? '';
+  const register = request.tools.find((t) => t.name === REGISTER_RESOURCE_TOOL);
+  if (register !== undefined && describesResource(text)) {
+    return { toolCalls: [{ name: register.name, arguments: { description: text } }] };
+  }
   const orderId = ORDER_ID.exec(text)?.[1];
   const tool = request.tools.find((t) => t.name.endsWith('_search'));
   if (orderId === undefined || tool === undefined) {
@@ -138,6 +150,19 @@ function withNulls(tool: ScriptTool, args: JsonObject): JsonObject {
     else if (required.includes(key)) complete[key] = null;
   }
   return Object.keys(properties).length > 0 ? complete : args;
+}
+
+/** A sentence some kind reads as a description of a resource (it names where it is). */
+function describesResource(text: string): boolean {
+  const spec = asObject(extractResourceFromText(text).spec);
+  return typeof spec?.type === 'string' && asObject(spec.connection) !== undefined;
+}
+
+/** The proposal a correction applies to, from the extraction's system message. */
+function currentProposal(request: ChatRequest): JsonObject | undefined {
+  const system = request.messages.find((m) => m.role === 'system')?.content ?? '';
+  const at = system.indexOf(CURRENT_PROPOSAL_MARKER);
+  return at < 0 ? undefined : parseObject(system.slice(at + CURRENT_PROPOSAL_MARKER.length));
 }
 
 function lastUserText(request: ChatRequest): string {

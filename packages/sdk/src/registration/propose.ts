@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { createClient } from '@tollgate/contracts';
 import type { RpcClient } from '@tollgate/contracts';
 import { RegistryService } from '@tollgate/contracts/registry/v1';
-import { API_VERSION } from '@tollgate/core';
+import { API_VERSION, applyMergePatch } from '@tollgate/core';
 import { toolCallError } from '../errors.js';
 import { llmError, openaiClient } from '../agent/llm.js';
 import type { LlmConfig } from '../agent/llm.js';
@@ -29,6 +29,11 @@ export interface ProposeResourceOptions {
   registry: RegistryTarget | RegistryClient;
   /** Conversation the proposal belongs to. */
   sessionId?: string;
+  /**
+   * The proposal being corrected (what was extracted before): `text` is then the person's
+   * correction, read as a change to it ("amount is the total in euros").
+   */
+  current?: JsonObject;
 }
 
 /** A resource read out of a conversation and drafted by the registry, awaiting the user's yes. */
@@ -52,7 +57,8 @@ const EXTRACTION_PROMPT = [
 export async function proposeResourceFromConversation(
   options: ProposeResourceOptions,
 ): Promise<ResourceProposal> {
-  const extracted = await extractResource(options.llm, options.text);
+  const read = await extractResource(options.llm, options.text, options.current);
+  const extracted = options.current ? (applyMergePatch(options.current, read) as JsonObject) : read;
   const descriptor = toDescriptor(extracted);
   return withRegistry(options.registry, async (registry) => {
     let response;
@@ -132,12 +138,27 @@ export async function rejectResourceDraft(options: {
   });
 }
 
-async function extractResource(llm: LlmConfig, text: string): Promise<JsonObject> {
+/** Marks the system message of a correction; the current proposal follows it as JSON. */
+export const CURRENT_PROPOSAL_MARKER = 'The current proposal, to be corrected:';
+
+const REVISION_PROMPT = [
+  'The user is correcting a proposal you made. Call the function with ONLY what their words change',
+  "(e.g. a field's type or description, the index, the endpoint); leave out everything they did not mention.",
+].join(' ');
+
+async function extractResource(
+  llm: LlmConfig,
+  text: string,
+  current: JsonObject | undefined,
+): Promise<JsonObject> {
+  const system = current
+    ? `${EXTRACTION_PROMPT} ${REVISION_PROMPT}\n${CURRENT_PROPOSAL_MARKER}\n${JSON.stringify(current)}`
+    : EXTRACTION_PROMPT;
   const completion = await openaiClient(llm)
     .chat.completions.create({
       model: llm.model,
       messages: [
-        { role: 'system', content: EXTRACTION_PROMPT },
+        { role: 'system', content: system },
         { role: 'user', content: text },
       ],
       tools: [

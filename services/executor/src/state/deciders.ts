@@ -5,11 +5,14 @@ import type { DeciderOptions } from '@tollgate/policy';
 
 /**
  * One local decider per tenant, loaded from the compiled bundles in `tollgate_policy_bundles`
- * (key `<tenant>`) and hot-reloaded on every change. A tenant without a bundle has no decider,
+ * (key `<tenant>`) and hot-reloaded on every change — compiled when the tenant is first asked
+ * for, so a bucket of many tenants costs nothing at startup. A tenant without a bundle has no decider,
  * and a damaged bundle leaves its decider denying everything: either way calls fail closed.
  */
 export class PolicyDeciders {
   readonly #deciders = new Map<string, LocalDecider>();
+  /** Bundles of tenants not asked for yet: compiled on first use, so startup loads nothing. */
+  readonly #pending = new Map<string, Uint8Array>();
   readonly #logger: Logger;
   readonly #options: DeciderOptions;
   #watch: BucketWatch | undefined;
@@ -31,9 +34,18 @@ export class PolicyDeciders {
   apply(tenant: string, value: Uint8Array | undefined): void {
     if (value === undefined) {
       this.#deciders.delete(tenant);
+      this.#pending.delete(tenant);
       this.#logger.warn({ tenant }, 'policy bundle removed; calls of this tenant are denied');
       return;
     }
+    if (!this.#deciders.has(tenant)) {
+      this.#pending.set(tenant, value);
+      return;
+    }
+    this.#load(tenant, value);
+  }
+
+  #load(tenant: string, value: Uint8Array): void {
     let decider = this.#deciders.get(tenant);
     if (decider === undefined) {
       decider = new LocalDecider(this.#options);
@@ -64,6 +76,11 @@ export class PolicyDeciders {
   }
 
   forTenant(tenant: string): LocalDecider | undefined {
+    const pending = this.#pending.get(tenant);
+    if (pending !== undefined) {
+      this.#pending.delete(tenant);
+      this.#load(tenant, pending);
+    }
     return this.#deciders.get(tenant);
   }
 

@@ -11,7 +11,7 @@ import { countUse } from './decay.js';
 import type { UsageSignal } from './decay.js';
 import type { DerivedFact, PreferenceBook } from '../preferences/preference-book.js';
 import { findInjection } from '@tollgate/core';
-import { secretReason } from '../screen/secrets.js';
+import { secretReason } from '@tollgate/core';
 import { argumentShape, proposeSavedQuery, valueDigest } from './shape.js';
 import type { ArgumentShape, ShapeUse } from './shape.js';
 import { claimTransition, contentionPause } from '../store/claims.js';

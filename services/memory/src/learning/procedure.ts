@@ -13,7 +13,7 @@ import { canonicalJson } from '@tollgate/core';
 import { readRecordedSession } from '../sessions/recorded-calls.js';
 import type { RecordedCall } from '../sessions/recorded-calls.js';
 import { findInjection } from '@tollgate/core';
-import { findSecretValues, pointerJoin } from '../screen/secrets.js';
+import { findSecretValues, pointerJoin } from '@tollgate/core';
 import { argumentShape, jsonType, setAt } from './shape.js';
 import type { ArgumentShape, Slot } from './shape.js';
 import type { JsonObject, JsonValue, SkillContent, SkillParameter, SkillStep } from '../types.js';

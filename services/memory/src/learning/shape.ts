@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '@tollgate/core';
 import type { JsonObject, JsonValue } from '../types.js';
 import type { SavedQueryParameter } from '../types.js';
-import { pointerJoin } from '../screen/secrets.js';
+import { pointerJoin } from '@tollgate/core';
 import { SAVED_QUERY_NAME_MAX } from '../requests/names.js';
 
 /** Keys whose values are part of a call's shape, not values the caller varies. */

@@ -8,7 +8,7 @@ import { pageSize as kitPageSize } from '@tollgate/kit';
 import type { ErrorDetail } from '@tollgate/core';
 import { findInjection } from '@tollgate/core';
 import type { InstructionContext } from '@tollgate/core';
-import { findSecretValues, pointerJoin, secretReason } from '../screen/secrets.js';
+import { findSecretValues, pointerJoin, secretReason } from '@tollgate/core';
 
 /** Screening of reviewed capability content and reviewers' words, where tool names belong. */
 export const TOOLS_EXPECTED: InstructionContext = { allowToolNames: true };

@@ -9,7 +9,7 @@ import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
 import type { Announcer } from '../announce.js';
 import { actorOf } from '../access/review.js';
-import { redactSecrets } from '../screen/secrets.js';
+import { redactSecrets } from '@tollgate/core';
 import { claimTransition } from '../store/claims.js';
 import { isDuplicateKey } from '@tollgate/kit';
 import { ownedId } from '../store/collections.js';

@@ -8,14 +8,15 @@ type JsonObject = Record<string, unknown>;
 /** Words that say a sentence is about an Elasticsearch resource. */
 const ABOUT = /\b(?:es|elasticsearch|elastic|index)\b|索引/i;
 
-const ENDPOINT = /\bhttps?:\/\/[^\s,;"'<>()]+/i;
+const ENDPOINT = /\bhttps?:\/\/[^\s,;"'<>()，；。、（）]+/i;
 const INDEX =
-  /\bindex(?:\s+is|\s+called|\s+named)?\s*[:=]?\s*[`"']?([a-z0-9*][a-z0-9_.*-]{0,254})/i;
+  /(?:\bindex(?:\s+is|\s+called|\s+named)?|索引(?:是|为|叫|名为)?)\s*[:=：]?\s*[`"']?([a-z0-9*][a-z0-9_.*-]{0,254})/i;
 const NAME = /\b(?:call it|name it|named|resource name is)\s+[`"']?([a-z][a-z0-9_]{2,62})\b/i;
 const CREDENTIAL = /\b((?:env|file|vault):\/\/[^\s,;"'<>()]+)/i;
-const ROLES = /\broles?\s+([a-z][a-z0-9_-]{1,62}(?:\s*(?:,|and)\s*[a-z][a-z0-9_-]{1,62})*)/i;
+const ROLES =
+  /(?:\broles?\s+|角色\s*(?:是|为)?\s*)([a-z][a-z0-9_-]{1,62}(?:\s*(?:,|and|和|、)\s*[a-z][a-z0-9_-]{1,62})*)/i;
 const FIELD =
-  /\b([a-z_][a-z0-9_.]*)\s+(?:is|are)\s+(?:an?\s+)?(keyword|text|number|numeric|integer|int|long|double|float|date|datetime|timestamp|boolean|bool|ip)\b/gi;
+  /\b([a-z_][a-z0-9_.]*)(?:\s+(?:is|are)\s+|\s*(?:是|为)\s*)(?:an?\s+)?(keyword|text|number|numeric|integer|int|long|double|float|date|datetime|timestamp|boolean|bool|ip)\b/gi;
 const NOT_FIELDS = new Set(['index', 'it', 'this', 'that', 'name', 'endpoint', 'url', 'there']);
 
 const TYPES: Record<string, string> = {
@@ -66,7 +67,7 @@ export function readElasticsearchMention(text: string): JsonObject | undefined {
   const name =
     explicitName ?? (index ? `es_${index.replace(/[^a-z0-9_]/g, '_')}`.slice(0, 63) : undefined);
   const roles = ROLES.exec(text)?.[1]
-    ?.split(/\s*(?:,|and)\s*/)
+    ?.split(/\s*(?:,|and|和|、)\s*/)
     .filter((r) => r !== '');
   return {
     ...(name ? { metadata: { name } } : {}),

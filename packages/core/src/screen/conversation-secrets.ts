@@ -1,11 +1,12 @@
 /**
- * Secret screening for memory: core's credential detection plus the shapes secrets take in
+ * Secret screening for conversations (memory, registration by chat): credential detection plus
+ * the shapes secrets take in
  * conversations — connection strings (`Server=…;Password=…`, `AccountKey=…`), bearer and Basic
  * credentials, credentials in URLs, private keys, a password or key named in any of the
  * product's languages ("密码是 …", "Passwort lautet …"), hex and base64 key material. Findings
  * and redactions name the place (a JSON Pointer) and the kind of secret, never the value.
  */
-import { isCredentialReference, isSecretKey, looksLikeSecret } from '@tollgate/core';
+import { isCredentialReference, isSecretKey, looksLikeSecret } from '../descriptor/secrets.js';
 
 /**
  * The words for a password, passphrase or key in the languages the product is used in, and

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
+import type { JsonObject, JsonValue } from './tools/types.js';
 
 /**
  * Applies a JSON merge patch (RFC 7386): objects merge key by key, `null` removes a key, any
