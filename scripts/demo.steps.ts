@@ -64,7 +64,7 @@ export async function runDemo(n: Narrator): Promise<void> {
 
   n.title('0', 'Provision and start everything');
   n.say(
-    'NATS with JetStream, FerretDB and Elasticsearch (provisioned on first use), then the six services.',
+    'The infrastructure (NATS with JetStream, FerretDB, Elasticsearch, PostgreSQL, MariaDB, Directus, Jaeger — provisioned on first use), then the services.',
   );
   await n.tollgate(['up']);
   await seed(n);
@@ -133,6 +133,9 @@ export async function runDemo(n: Narrator): Promise<void> {
   n.ok(`learned for ${user}: "${learned.text}" (kind ${learned.kind}, derived from usage)`);
   n.say("Next time — a new session: the agent loop recalls it into the model's instructions.");
   await n.tollgate(['chat', '--as', 'support', '--user', user, '-m', 'find order 10042']);
+
+  n.title('6', 'A procedure becomes a skill, after a person reviews it');
+  await skillLadder(n, user);
 
   n.title('✓', 'Done');
   n.line('Everything keeps running. Try:');
@@ -266,6 +269,40 @@ async function registerByConversation(n: Narrator, user: string): Promise<void> 
   const call = (await chat(n, user, '搜索 id 为 12345 的订单'))[0];
   if (call?.status !== 'ok')
     throw new DemoError(`the first lookup through the new tool failed: ${JSON.stringify(call)}`);
+}
+
+/**
+ * Step 6: a conversation of several successful calls ends; memory proposes what it did as a
+ * skill; only a person with the reviewer role confirms it (the agent never can); then it is in
+ * effect for that user and agent.
+ */
+async function skillLadder(n: Narrator, user: string): Promise<void> {
+  const messages = ['find order 12345', 'find order 10001'];
+  n.say(
+    'Notice: memory proposes from what succeeded; nothing is in effect until a person confirms it.',
+  );
+  n.command(['chat', '--as', 'support', '--user', user, '-m', ...messages]);
+  const doc = await n.json<{ ended?: { outcome: string; skillCandidateId: string } }>([
+    'chat',
+    '--as',
+    'support',
+    '--user',
+    user,
+    '-m',
+    ...messages,
+  ]);
+  const id = doc.ended?.skillCandidateId ?? '';
+  if (id === '') {
+    n.say('(memory proposed no new skill: this procedure was proposed in an earlier run already)');
+    return;
+  }
+  n.ok(
+    `the session ended ${doc.ended?.outcome}; memory proposed a skill for review (candidate ${id})`,
+  );
+  await n.tollgate(['memory', 'candidates', 'ls', '--for', 'support', '--user', user]);
+  n.say('The operator at the keyboard holds the reviewer role (examples/orders/10-agents.yaml):');
+  await n.tollgate(['memory', 'candidates', 'confirm', id, '--for', 'support', '--user', user]);
+  await n.tollgate(['memory', 'skills', '--for', 'support', '--user', user]);
 }
 
 async function chat(n: Narrator, user: string, message: string): Promise<CallDoc[]> {

@@ -36,5 +36,10 @@ fi
 
 say "build: pnpm build (incremental)"
 started="$(date +%s)"
-pnpm --silent build >&2
-say "build: done in $(($(date +%s) - started)) s"
+mkdir -p "$root/.tollgate"
+if ! pnpm --silent build >"$root/.tollgate/build.log" 2>&1; then
+  cat "$root/.tollgate/build.log" >&2
+  say "build: FAILED (output above, also in .tollgate/build.log)"
+  exit 1
+fi
+say "build: done in $(($(date +%s) - started)) s (output in .tollgate/build.log)"

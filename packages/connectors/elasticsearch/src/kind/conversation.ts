@@ -12,7 +12,7 @@ const ENDPOINT = /\bhttps?:\/\/[^\s,;"'<>()，；。、（）]+/i;
 const INDEX =
   /(?:\bindex(?:\s+is|\s+called|\s+named)?|索引(?:是|为|叫|名为)?)\s*[:=：]?\s*[`"']?([a-z0-9*][a-z0-9_.*-]{0,254})/i;
 const NAME = /\b(?:call it|name it|named|resource name is)\s+[`"']?([a-z][a-z0-9_]{2,62})\b/i;
-const CREDENTIAL = /\b((?:env|file|vault):\/\/[^\s,;"'<>()]+)/i;
+const CREDENTIAL = /\b((?:env|file|vault):\/\/[^\s,;"'<>()，；。、（）]+)/i;
 const ROLES =
   /(?:\broles?\s+|角色\s*(?:是|为)?\s*)([a-z][a-z0-9_-]{1,62}(?:\s*(?:,|and|和|、)\s*[a-z][a-z0-9_-]{1,62})*)/i;
 const FIELD =
