@@ -33,7 +33,7 @@ export function completionScript(program: Command, shell: 'bash' | 'zsh'): strin
     .join('\n');
   const body = `_tollgate() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" words
-  if [ "\$COMP_CWORD" -le 1 ]; then
+  if [ "$COMP_CWORD" -le 1 ]; then
     words="${words(program).join(' ')}"
   else
     case "\${COMP_WORDS[1]}" in
@@ -41,7 +41,7 @@ ${cases}
     *) words="" ;;
     esac
   fi
-  COMPREPLY=( $(compgen -W "\$words" -- "\$cur") )
+  COMPREPLY=( $(compgen -W "$words" -- "$cur") )
 }
 `;
   return shell === 'bash'
