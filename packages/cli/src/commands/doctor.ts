@@ -17,7 +17,7 @@ export function registerDoctor(program: Command, run: ActionRunner): void {
       run(async (ctx) => {
         const status = await stackStatus(ctx.home, ctx.env);
         const checks: Check[] = [
-          ...(await prerequisiteChecks(ctx.env)),
+          ...(await prerequisiteChecks(ctx.env, ctx.home.checkout)),
           ...checkoutChecks(ctx.home),
           ...(await portChecks(ctx.env, status)),
           ...stackChecks(status),

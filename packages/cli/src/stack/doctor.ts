@@ -25,67 +25,35 @@ export interface Check {
 }
 
 const MIN_NODE = [20, 19] as const;
-/** Free space the first provisioning needs (Elasticsearch, Directus, Go builds, data). */
-const MIN_FREE_GB = 8;
 
-export async function prerequisiteChecks(env: NodeJS.ProcessEnv): Promise<Check[]> {
+/** One tool deploy/local needs (deploy/local/prerequisites.json). */
+interface Prerequisite {
+  name: string;
+  args: string[];
+  why: string;
+  fix: string;
+  /** Cache folder whose presence means it was already used to provision. */
+  cached?: string;
+}
+
+interface Prerequisites {
+  minFreeGb: number;
+  tools: Prerequisite[];
+}
+
+export async function prerequisiteChecks(
+  env: NodeJS.ProcessEnv,
+  checkout: string | undefined,
+): Promise<Check[]> {
   const cache = env.TOLLGATE_CACHE_DIR ?? join(env.HOME ?? homedir(), '.cache', 'tollgate');
-  const provisioned = (name: string) => existsSync(join(cache, name));
+  const needs: Prerequisites =
+    checkout === undefined
+      ? { minFreeGb: 8, tools: [] }
+      : (JSON.parse(
+          readFileSync(join(checkout, 'deploy', 'local', 'prerequisites.json'), 'utf8'),
+        ) as Prerequisites);
   const checks: Check[] = [nodeCheck(), headersCheck()];
-  const tool = async (
-    name: string,
-    args: string[],
-    why: string,
-    fix: string,
-    cached?: string,
-  ): Promise<Check> => {
-    const version = await run(name, args, env);
-    if (version !== undefined)
-      return { area: 'prerequisites', name, state: 'ok', found: version.split('\n')[0]! };
-    // Once deploy/local built or downloaded what it needs, the tool is only needed to rebuild.
-    const state = cached !== undefined && provisioned(cached) ? 'warn' : 'fail';
-    return {
-      area: 'prerequisites',
-      name,
-      state,
-      found: `not found (${why}${state === 'warn' ? '; already provisioned in the cache, so only a rebuild needs it' : ''})`,
-      fix,
-    };
-  };
-  checks.push(
-    await tool('npm', ['--version'], 'installs the pinned pnpm', 'install Node.js with npm'),
-    await tool(
-      'go',
-      ['version'],
-      'builds nats-server, FerretDB and Jaeger',
-      'apt-get install -y golang-go (or https://go.dev/dl), Go ≥ 1.24',
-      'nats-server',
-    ),
-    await tool(
-      'java',
-      ['-version'],
-      'runs Elasticsearch',
-      'apt-get install -y openjdk-17-jre-headless',
-      'elasticsearch',
-    ),
-    await tool(
-      'mvn',
-      ['--version'],
-      'assembles Elasticsearch from Maven Central',
-      'apt-get install -y maven',
-      'elasticsearch',
-    ),
-    await tool('make', ['--version'], 'builds native modules', 'apt-get install -y make'),
-    await tool('g++', ['--version'], 'builds native modules', 'apt-get install -y g++'),
-    await tool('python3', ['--version'], 'node-gyp needs it', 'apt-get install -y python3'),
-    await tool(
-      'apt-get',
-      ['--version'],
-      'installs PostgreSQL 15 and MariaDB',
-      'run on Debian/Ubuntu, or install postgresql-15 and mariadb-server yourself',
-      'postgres',
-    ),
-  );
+  for (const tool of needs.tools) checks.push(await toolCheck(tool, cache, env));
   const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
   checks.push(
     chromium
@@ -97,7 +65,7 @@ export async function prerequisiteChecks(env: NodeJS.ProcessEnv): Promise<Check[
           found: 'not found (only the console browser tests need it)',
           fix: 'apt-get install -y chromium',
         },
-    diskCheck(cache),
+    diskCheck(cache, needs.minFreeGb),
   );
   return checks;
 }
@@ -228,18 +196,37 @@ function headersCheck(): Check {
       };
 }
 
-function diskCheck(cache: string): Check {
+async function toolCheck(
+  tool: Prerequisite,
+  cache: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Check> {
+  const version = await run(tool.name, tool.args, env);
+  if (version !== undefined)
+    return { area: 'prerequisites', name: tool.name, state: 'ok', found: version.split('\n')[0]! };
+  // Once deploy/local built or downloaded what it needs, the tool is only needed to rebuild.
+  const cached = tool.cached !== undefined && existsSync(join(cache, tool.cached));
+  return {
+    area: 'prerequisites',
+    name: tool.name,
+    state: cached ? 'warn' : 'fail',
+    found: `not found (${tool.why}${cached ? '; already provisioned in the cache, so only a rebuild needs it' : ''})`,
+    fix: tool.fix,
+  };
+}
+
+function diskCheck(cache: string, minFreeGb: number): Check {
   let dir = cache;
   while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
   const stats = statfsSync(dir);
   const freeGb = (stats.bavail * stats.bsize) / 1024 ** 3;
-  const ok = freeGb >= MIN_FREE_GB;
+  const ok = freeGb >= minFreeGb;
   return {
     area: 'prerequisites',
     name: 'disk',
     state: ok ? 'ok' : 'warn',
     found: `${freeGb.toFixed(1)} GB free under ${dir}`,
-    ...(ok ? {} : { fix: `free at least ${MIN_FREE_GB} GB for the first provisioning` }),
+    ...(ok ? {} : { fix: `free at least ${minFreeGb} GB for the first provisioning` }),
   };
 }
 
