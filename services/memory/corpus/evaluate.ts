@@ -7,8 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { findInjection } from '@tollgate/core';
-import { secretReason } from '../src/screen/secrets.js';
+import { findInjection, secretReason } from '@tollgate/core';
 
 export type CorpusLabel = 'benign' | 'instruction' | 'secret';
 
