@@ -24,10 +24,11 @@ export function toolShape(inputSchema: JsonObject): ToolShape {
   const filterItems = asObject(unwrap(properties.filters)?.items);
   for (const branch of variants(filterItems)) {
     const props = asObject(branch.properties);
-    const field = constOf(props?.field);
-    if (field === undefined) continue;
+    // A branch names one field (`per_field` layout) or the fields sharing its operators (`grouped`).
     const ops = enumOf(props?.op);
-    shape.filters[field] = unique([...(shape.filters[field] ?? []), ...ops]);
+    for (const field of enumOf(props?.field)) {
+      shape.filters[field] = unique([...(shape.filters[field] ?? []), ...ops]);
+    }
   }
   shape.filters = Object.fromEntries(
     Object.entries(shape.filters).sort(([a], [b]) => a.localeCompare(b)),
