@@ -6,6 +6,7 @@
 import { readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SERVICE_NAMES } from '../../packages/cli/src/index.js';
 import { TokenVerifier } from '@tollgate/core';
 import type { TrustedIssuer } from '@tollgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,18 +64,17 @@ describe('e2e - tollgate --json', () => {
     }>(['status']);
     expect(status.healthy).toBe(true);
     expect(status.nats).toMatch(/^nats:\/\//);
-    expect(status.infra.map((s) => s.name).sort()).toEqual(['elasticsearch', 'ferretdb', 'nats']);
-    expect(status.services.map((s) => s.name)).toEqual([
-      'auth-callout',
-      'registry',
-      'synthesizer',
-      'policy',
-      'executor',
-      'memory',
-      'audit',
-      'console',
-      'mcp',
+    // Every server deploy/local starts by default, and every service of the stack.
+    expect(status.infra.map((s) => s.name).sort()).toEqual([
+      'directus',
+      'elasticsearch',
+      'ferretdb',
+      'jaeger',
+      'mariadb',
+      'nats',
+      'postgres',
     ]);
+    expect(status.services.map((s) => s.name)).toEqual([...SERVICE_NAMES]);
     expect(status.console).toMatch(/^https?:\/\//);
     expect(status.mcp).toMatch(/^https?:\/\/.+\/mcp$/);
     for (const s of status.services) {
@@ -248,13 +248,14 @@ describe('e2e - the local stack', () => {
     }>(stopped.stdout);
     expect(status.healthy).toBe(false);
     expect(status.infra.every((s) => s.healthy)).toBe(true);
-    expect(status.services.map((s) => s.state)).toEqual(Array(8).fill('stopped'));
+    expect(status.services.map((s) => s.state)).toEqual(SERVICE_NAMES.map(() => 'stopped'));
 
     const up = await tollgateJson<UpDoc>(['up'], { timeoutMs: 300_000 });
     expect(up.healthy).toBe(true);
-    expect(up.services.map((s) => s.action)).toEqual(Array(8).fill('started'));
+    expect(up.services.map((s) => s.action)).toEqual(SERVICE_NAMES.map(() => 'started'));
+    // One process each.
     const pids = new Set(up.services.map((s) => s.pid));
-    expect(pids.size).toBe(7);
+    expect(pids.size).toBe(SERVICE_NAMES.length);
     // The stack serves again: the tenant's tools are back.
     const tools = await tollgateJson<{ tools: unknown[] }>([
       ...as,
