@@ -137,6 +137,17 @@ export async function runDemo(n: Narrator): Promise<void> {
   n.title('6', 'A procedure becomes a skill, after a person reviews it');
   await skillLadder(n, user);
 
+  n.title('7', 'The same governed tools, everywhere else');
+  const where = await n.json<{ console: string; mcp: string }>(['status']);
+  n.say(
+    `Notice: MCP clients and the console get exactly these tools, through the same policy, executor and audit.`,
+  );
+  n.ok(
+    `MCP clients (Claude Desktop, Cursor, Codex…) connect to ${where.mcp}, or launch \`tollgate mcp --as support\``,
+  );
+  await n.tollgate(['tools', 'ls', '--as', 'support', '--format', 'mcp']);
+  n.ok(`operators open the console at ${where.console} (screenshots: docs/console/)`);
+
   n.title('✓', 'Done');
   n.line('Everything keeps running. Try:');
   for (const hint of [
