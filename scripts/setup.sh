@@ -25,7 +25,9 @@ else
 fi
 
 stamp="$root/node_modules/.tollgate-install"
-wanted="$(cat pnpm-lock.yaml pnpm-workspace.yaml package.json ./*/*/package.json ./packages/connectors/*/package.json 2>/dev/null | sha256sum | cut -c1-64)"
+# The manifests of the workspace only (a glob like */*/package.json would also match node_modules).
+wanted="$(cat pnpm-lock.yaml pnpm-workspace.yaml package.json packages/*/package.json \
+  packages/connectors/*/package.json services/*/package.json 2>/dev/null | sha256sum | cut -c1-64)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ]; then
   say "dependencies: up to date (pnpm-lock.yaml unchanged)"
 else
