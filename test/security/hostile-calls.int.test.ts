@@ -206,7 +206,8 @@ const HOSTILE: HostileCall[] = [
   {
     name: 'deeply nested arrays',
     args: { filters: [nestedArrays(40)] } as JsonObject,
-    expected: fix(['filters[0]']),
+    // Refused by the shape pre-check before validation, at the first level past the 12 allowed.
+    expected: fix([`filters${'[0]'.repeat(11)}`]),
   },
   {
     name: 'arrays nested too deep to decode',
