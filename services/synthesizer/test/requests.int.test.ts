@@ -192,12 +192,13 @@ describe('synthesizer - reply size', () => {
   it('reply size - a listing too large for one NATS message is refused, saying how to ask for less', async () => {
     const wide = { tenant: 'team-wide', agent: 'bot', environment: 'prod' };
     const fields = Object.fromEntries(
-      Array.from({ length: 40 }, (_, i) => [
+      // Enough to overflow 1 MiB even in the compact (grouped) default layout.
+      Array.from({ length: 60 }, (_, i) => [
         `attribute_${i}`,
         { type: 'keyword' as const, filterable: true, returnable: true, aggregatable: true },
       ]),
     );
-    const descriptors = Array.from({ length: 30 }, (_, i) =>
+    const descriptors = Array.from({ length: 45 }, (_, i) =>
       resource('team-wide', `es_wide_${i}`, {
         description: `Wide table ${i}`,
         fields,
