@@ -341,9 +341,12 @@ export async function runSynthesizerBench(): Promise<SynthesizerBenchReport> {
     if (!compiled.ok) throw new Error(JSON.stringify(compiled.problems.slice(0, 3)));
     const bundleBytes = new TextEncoder().encode(JSON.stringify(compiled.bundle));
     start = nowMs();
-    const loaded = synthesizer.applyBundle(big.tenant, bundleBytes);
+    // A tenant's bundle is held on arrival and compiled when the tenant is first asked for
+    // (`hash` asks): the load time is both together.
+    const held = synthesizer.applyBundle(big.tenant, bundleBytes);
+    const loadedHash = synthesizer.bundles.hash(big.tenant);
     const bundleLoadMs = Math.round(nowMs() - start);
-    if (loaded.kind !== 'loaded') throw new Error(`bundle not loaded: ${JSON.stringify(loaded)}`);
+    if (loadedHash === undefined) throw new Error(`bundle not loaded: ${JSON.stringify(held)}`);
 
     const agentNo = { next: 0 };
     const listing = (task: string, agent = 'agent_0'): ListToolsInput => ({
