@@ -198,6 +198,14 @@ export { RESOURCE_DEFAULTS, applyDescriptorDefaults } from './descriptor/default
 export { descriptorHash } from './descriptor/hash.js';
 export { applyMergePatch } from './merge-patch.js';
 export {
+  Violations,
+  checkKeys,
+  describeValue,
+  isPlainObject,
+  oneOf,
+  own,
+} from './tools/violations.js';
+export {
   findSecrets,
   isCredentialReference,
   isSecretKey,

@@ -49,7 +49,7 @@ export type { SqlFilterOp } from './compile/operators.js';
 export { COUNT_CAP } from './compile/read.js';
 export { MAX_BUCKETS } from './compile/aggregate.js';
 export { checkValue, integerAsString, integerBounds, normalizeDatetime } from './compile/values.js';
-export { Violations } from './compile/violations.js';
+export { Violations } from '@tollgate/core';
 export { decodeDatetime, decodeValue } from './shape/decode.js';
 export { shapeSqlResult } from './shape/shape.js';
 export type { SqlResult, SqlShapeContext } from './shape/shape.js';

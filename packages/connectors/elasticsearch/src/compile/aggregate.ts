@@ -7,7 +7,7 @@ import type { EsAggregation, EsSearchRequest } from '../native.js';
 import { boolQuery, compileFilters, declaredField } from './filters.js';
 import { TRACK_TOTAL_HITS } from './read.js';
 import { compiledRequest } from './request.js';
-import { checkKeys, oneOf, own, Violations } from './violations.js';
+import { checkKeys, oneOf, own, Violations } from '@tollgate/core';
 
 /** Default and maximum bucket count of a terms aggregation. */
 export const DEFAULT_TERMS_SIZE = 10;

@@ -5,8 +5,8 @@ import { elasticsearchModel, isOrderedType } from '../kind/model.js';
 import type { EsBoolQuery, EsClause, EsRange } from '../native.js';
 import { checkScalar } from './values.js';
 import type { Scalar } from './values.js';
-import { checkKeys, describeValue, oneOf, own } from './violations.js';
-import type { Violations } from './violations.js';
+import { checkKeys, describeValue, oneOf, own } from '@tollgate/core';
+import type { Violations } from '@tollgate/core';
 
 export const MAX_FILTERS = 20;
 export const MAX_IN_VALUES = 100;

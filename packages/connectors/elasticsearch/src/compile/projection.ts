@@ -2,8 +2,8 @@ import { redactionFor } from '@tollgate/core';
 import type { CompileContext, FieldSpec, FieldType } from '@tollgate/core';
 
 import { declaredField } from './filters.js';
-import { checkKeys, oneOf, own } from './violations.js';
-import type { Violations } from './violations.js';
+import { checkKeys, oneOf, own } from '@tollgate/core';
+import type { Violations } from '@tollgate/core';
 import type { EsSortClause } from '../native.js';
 
 /** Most sort keys a request may name (a `_doc` tiebreaker is always appended). */

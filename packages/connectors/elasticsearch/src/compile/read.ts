@@ -5,7 +5,7 @@ import type { EsCountRequest, EsSearchBody, EsSearchRequest } from '../native.js
 import { boolQuery, compileFilters } from './filters.js';
 import { compileFields, compileLimit, compileSort } from './projection.js';
 import { compiledRequest } from './request.js';
-import { checkKeys, own, Violations } from './violations.js';
+import { checkKeys, own, Violations } from '@tollgate/core';
 import { esSpec } from '../kind/spec.js';
 
 /** Totals are counted exactly up to this many matches, then reported as a lower bound. */

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 
 import type { FieldSpec, FieldType } from '@tollgate/core';
 
-import type { Violations } from './violations.js';
+import type { Violations } from '@tollgate/core';
 
 /** A single value compared against a field (filters) or stored in it (writes). */
 export type Scalar = string | number | boolean;

@@ -6,7 +6,7 @@ import { visibleFields } from './projection.js';
 import { compileId } from './read.js';
 import { compiledRequest } from './request.js';
 import { checkScalar, MAX_FILTER_STRING } from './values.js';
-import { checkKeys, isPlainObject, oneOf, own, Violations } from './violations.js';
+import { checkKeys, isPlainObject, oneOf, own, Violations } from '@tollgate/core';
 import { esSpec } from '../kind/spec.js';
 
 export const MAX_DOCUMENT_FIELDS = 100;

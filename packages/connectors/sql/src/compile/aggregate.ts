@@ -8,7 +8,7 @@ import { compileFilters } from './filters.js';
 import { isComparableClass, isNumericClass, isOrderedClass } from './operators.js';
 import { whereClause } from './read.js';
 import { qualifiedName, StatementBuilder } from './statement.js';
-import { checkKeys, oneOf, own, Violations } from './violations.js';
+import { checkKeys, oneOf, own, Violations } from '@tollgate/core';
 
 export const DEFAULT_BUCKETS = 10;
 /** Most buckets any aggregation returns. */

@@ -6,8 +6,8 @@ import { filterOpsForColumn, SQL_FILTER_OPS } from './operators.js';
 import type { SqlFilterOp } from './operators.js';
 import type { StatementBuilder } from './statement.js';
 import { checkValue } from './values.js';
-import { checkKeys, describeValue, oneOf, own } from './violations.js';
-import type { Violations } from './violations.js';
+import { checkKeys, describeValue, oneOf, own } from '@tollgate/core';
+import type { Violations } from '@tollgate/core';
 
 export const MAX_FILTERS = 20;
 export const MAX_IN_VALUES = 100;

@@ -5,7 +5,7 @@ import type { SqlParameter } from '../native.js';
 import type { SortKey } from './projection.js';
 import type { StatementBuilder } from './statement.js';
 import { checkValue } from './values.js';
-import { Violations } from './violations.js';
+import { Violations } from '@tollgate/core';
 
 /**
  * The condition selecting rows strictly after `after` in the order of `keys` (nulls last

@@ -2,8 +2,8 @@ import type { SqlColumn } from '../model.js';
 import { columnOf, redactionOf } from './context.js';
 import type { SqlCompileContext } from './context.js';
 import { isOrderedClass } from './operators.js';
-import { checkKeys, oneOf, own } from './violations.js';
-import type { Violations } from './violations.js';
+import { checkKeys, oneOf, own } from '@tollgate/core';
+import type { Violations } from '@tollgate/core';
 
 export const MAX_SORT_KEYS = 3;
 export const DEFAULT_LIMIT = 10;

@@ -8,7 +8,7 @@ import { readCursor, keysetCondition } from './keyset.js';
 import { compileFields, compileLimit, compileSort } from './projection.js';
 import { qualifiedName, StatementBuilder } from './statement.js';
 import { checkValue } from './values.js';
-import { checkKeys, isPlainObject, oneOf, own, Violations } from './violations.js';
+import { checkKeys, isPlainObject, oneOf, own, Violations } from '@tollgate/core';
 
 /** Counts are exact up to this many rows, then reported as a lower bound. */
 export const COUNT_CAP = 10_000;

@@ -1,6 +1,6 @@
 import type { SqlColumnType } from '../model.js';
 import type { SqlParameter } from '../native.js';
-import type { Violations } from './violations.js';
+import type { Violations } from '@tollgate/core';
 
 /** Longest string a filter value may be. */
 export const MAX_FILTER_STRING = 256;

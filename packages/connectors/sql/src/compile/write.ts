@@ -7,7 +7,7 @@ import { visibleColumns } from './projection.js';
 import { compileKey, whereClause } from './read.js';
 import { qualifiedName, StatementBuilder } from './statement.js';
 import { checkValue, MAX_WRITE_STRING } from './values.js';
-import { checkKeys, isPlainObject, oneOf, own, Violations } from './violations.js';
+import { checkKeys, isPlainObject, oneOf, own, Violations } from '@tollgate/core';
 
 export const MAX_DOCUMENT_FIELDS = 100;
 

@@ -1,5 +1,9 @@
-import { TollgateError } from '@tollgate/core';
-import type { ErrorDetail } from '@tollgate/core';
+/**
+ * Argument violations of one call, collected and thrown together: the shared checks every
+ * connector's compile uses (unknown keys, plain objects, own properties, safe value rendering).
+ */
+import { TollgateError } from '../errors/codes.js';
+import type { ErrorDetail } from '../errors/codes.js';
 
 const MAX_FOUND = 64;
 
@@ -86,6 +90,6 @@ export function checkKeys(
   return true;
 }
 
-export function join(path: string, key: string): string {
+function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
