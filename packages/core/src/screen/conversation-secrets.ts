@@ -7,6 +7,7 @@
  * and redactions name the place (a JSON Pointer) and the kind of secret, never the value.
  */
 import { isCredentialReference, isSecretKey, looksLikeSecret } from '../descriptor/secrets.js';
+import { withoutInvisible } from './normalise.js';
 
 /**
  * The words for a password, passphrase or key in the languages the product is used in, and
@@ -66,12 +67,18 @@ function base64Text(text: string): string {
 
 /** Why a piece of text looks like a credential, or undefined. */
 export function secretReason(text: string): string | undefined {
-  const reason = looksLikeSecret(text);
-  if (reason !== undefined) return reason;
+  // As written, and without the invisible characters that would split a word or a key apart.
   const normalised = text.normalize('NFKC');
-  for (const { reason, pattern, accept } of SECRET_SHAPES) {
-    const match = pattern.exec(normalised);
-    if (match !== null && (accept === undefined || accept(match))) return reason;
+  const visible = withoutInvisible(normalised);
+  for (const form of visible === normalised ? [text] : [text, visible]) {
+    const reason = looksLikeSecret(form);
+    if (reason !== undefined) return reason;
+  }
+  for (const form of visible === normalised ? [normalised] : [normalised, visible]) {
+    for (const { reason, pattern, accept } of SECRET_SHAPES) {
+      const match = pattern.exec(form);
+      if (match !== null && (accept === undefined || accept(match))) return reason;
+    }
   }
   return undefined;
 }

@@ -24,6 +24,11 @@ const INVISIBLE =
   /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/gu;
 const MARKED = /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])(\p{M}+)/gu;
 
+/** `text` without the invisible characters a disguise slips into a word ("pass\u200bword"). */
+export function withoutInvisible(text: string): string {
+  return text.replace(INVISIBLE, '');
+}
+
 export function screenForms(text: string): ScreenForms {
   const cleaned = text
     .normalize('NFKC')
