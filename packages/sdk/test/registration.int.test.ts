@@ -15,6 +15,7 @@ import {
   FixArgumentsError,
   confirmResourceDraft,
   proposeResourceFromConversation,
+  ResourceConversation,
   readAgreement,
   rejectResourceDraft,
 } from '../src/index.js';
@@ -214,5 +215,21 @@ describe('registration - conversational', () => {
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FixArgumentsError);
     expect(seen.drafts.length).toBe(before);
+  });
+  it('registration - "yes, but …" revises the draft and asks again; only a plain yes saves', async () => {
+    const conversation = new ResourceConversation({
+      llm: await llm(),
+      registry: { address: registry.address, token: OPERATOR_TOKEN },
+    });
+    const proposed = await conversation.say(PROSE);
+    expect(proposed.state).toBe('proposed');
+    const confirmsBefore = seen.confirms.length;
+    const hedged = await conversation.say('yes, but amount is the total in euros');
+    expect(hedged.state).toBe('revised');
+    expect(seen.confirms.length).toBe(confirmsBefore);
+    const fields = (hedged.draft?.extracted.spec as JsonObject).schema as JsonObject;
+    expect(((fields.fields as JsonObject).amount as JsonObject).description).toBe(
+      'the total in euros',
+    );
   });
 });

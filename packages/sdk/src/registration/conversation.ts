@@ -87,7 +87,11 @@ export class ResourceConversation {
     const pending = this.#pending;
     if (pending === undefined) return this.#draft(text, undefined);
     const answer = readAgreement(text);
-    if (answer === 'yes') return this.#confirm(pending);
+    // "yes, but only support may use it" is a correction first: saving it as it stands would
+    // drop what the person just asked for. The revised draft is echoed and asked about again.
+    const condition = answer === 'yes' ? withoutAgreement(text) : '';
+    if (answer === 'yes' && condition === '') return this.#confirm(pending);
+    if (answer === 'yes') return this.#draft(condition, pending);
     const correction = answer === 'no' ? withoutRefusal(text) : text.trim();
     if (answer === 'no' && correction === '') return this.#discard(pending);
     return this.#draft(correction, pending);
@@ -202,6 +206,19 @@ export class ResourceConversation {
   #turn(state: RegistrationState, reply: string): RegistrationTurn {
     return { state, reply, ...(this.#pending ? { draft: this.#pending } : {}) };
   }
+}
+
+/** "yes, but amount is in euros" → "amount is in euros"; "yes please" → "". */
+function withoutAgreement(text: string): string {
+  return text
+    .trim()
+    .replace(
+      /^(?:yes|y|yeah|yep|yup|correct|right|ok|okay|sure|confirm(?:ed)?|looks (?:good|right)|that'?s (?:right|correct)|go ahead|是的|是|对|好的|好|确认|没错)[\s,.;:!，。；：！-]*/iu,
+      '',
+    )
+    .replace(/^(?:but|and|except|however|只是|但是|但|不过)[\s,，]*/iu, '')
+    .replace(/^(?:please|thanks|thank you|save it|do it|请|谢谢)[\s,.!。！]*$/iu, '')
+    .trim();
 }
 
 /** "no, amount is the total in euros" → "amount is the total in euros". */
