@@ -18,6 +18,8 @@ export type {
   ResourceMetadata,
   ResourceSpec,
   RowFilter,
+  IdempotencyRule,
+  ArgumentPointer,
   AgentSpec,
   Description,
   EnvironmentName,
@@ -63,6 +65,8 @@ export type {
   ToolOffer,
   ToolRequest,
 } from './kind/kind.js';
+export { readCommonMention, readMentionedFields } from './kind/mention.js';
+export type { CommonMention } from './kind/mention.js';
 export { createConnectorRegistry, createKindRegistry } from './kind/registry.js';
 export type { ConnectorRegistry, KindRegistry } from './kind/registry.js';
 export type {
@@ -113,6 +117,30 @@ export {
   tableFieldRules,
   tableOperations,
 } from './table/kind.js';
+export {
+  AGGREGATION_KINDS,
+  CALENDAR_INTERVALS,
+  DEFAULT_BUCKETS,
+  DEFAULT_LIMIT,
+  DEFAULT_MAX_LIMIT,
+  FILTER_OPS,
+  MAX_BUCKETS,
+  MAX_FILTERS,
+  MAX_IN_VALUES,
+  MAX_SORT_KEYS,
+  checkAggregationField,
+  checkAggregationKind,
+  checkBucketSize,
+  checkFilterList,
+  checkFilterOp,
+  checkInterval,
+  checkLimit,
+  checkValueList,
+  limitCapOf,
+  pickFields,
+  pickSortEntries,
+} from './table/compile.js';
+export type { CalendarInterval, SortEntry } from './table/compile.js';
 export { project } from './table/projection.js';
 export type { FilterBranch, Projection } from './table/projection.js';
 export {
@@ -130,6 +158,7 @@ export type {
   Connector,
   DiscoverOptions,
   ExecuteContext,
+  OperationWithdrawal,
   PageInfo,
   ResultTotal,
   ShapeContext,
@@ -158,8 +187,44 @@ export type {
   CredentialNamespaces,
   CredentialScope,
 } from './connector/credential-namespace.js';
+export { businessIdempotencyKey, idempotencyRuleOf } from './connector/business-key.js';
+export {
+  DEFAULT_EGRESS_RULES,
+  UNRESTRICTED_EGRESS_RULES,
+  checkEgressAddress,
+  checkEgressTarget,
+  describeEgressDestinations,
+  egressDestinations,
+  egressGuard,
+  egressTarget,
+  parseEgressRules,
+} from './connector/egress.js';
+export type {
+  EgressDestination,
+  EgressEntry,
+  EgressGuard,
+  EgressRules,
+  EgressScope,
+  EgressTarget,
+  EgressVerdict,
+} from './connector/egress.js';
 export { UpstreamError, isUpstreamError } from './connector/upstream-error.js';
 export type { UpstreamErrorOptions } from './connector/upstream-error.js';
+export {
+  DEFAULT_BACKOFF_MS,
+  DEFAULT_MAX_ATTEMPTS,
+  MAX_ATTEMPTS,
+  MAX_BACKOFF_MS,
+  callerLimits,
+  withAttempts,
+} from './connector/attempts.js';
+export type {
+  Attempt,
+  AttemptFailure,
+  AttemptLimits,
+  AttemptSteps,
+  CallerLimits,
+} from './connector/attempts.js';
 export { decodeCursor, encodeCursor, sealQuery } from './connector/cursor.js';
 export { canonicalHash, canonicalJson, compareCodeUnits } from './canonical.js';
 export type { CursorValue } from './connector/cursor.js';
@@ -221,6 +286,7 @@ export {
 } from './screen/conversation-secrets.js';
 export type { SecretHit } from './screen/conversation-secrets.js';
 export { formatPath, joinPath, parsePath, pointerSegments } from './descriptor/path.js';
+export { setAtPointer, valueAtPointer } from './memory/pointer.js';
 export type { PathSegment } from './descriptor/path.js';
 export {
   SCHEMA_BASE_ID,
@@ -311,3 +377,4 @@ export { findInjection } from './screen/instructions.js';
 export type { InstructionContext } from './screen/instructions.js';
 export { screenForms } from './screen/normalise.js';
 export type { ScreenForms } from './screen/normalise.js';
+export { natsServers } from './nats-servers.js';

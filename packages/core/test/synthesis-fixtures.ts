@@ -1,6 +1,7 @@
 /**
  * Resources for the synthesis tests: the shared rich `es_orders` fixture (every field type),
- * a writable variant of it, and generated wide resources for scale.
+ * a writable variant of it, and generated wide resources for scale. One copy: core's recall
+ * tests and the Elasticsearch kind's family tests and bench all read these.
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
@@ -10,6 +11,7 @@ import type {
   ResourceDescriptor,
   ToolDefinition,
   VersionedResource,
+  ResourceSpec,
 } from '../src/index.js';
 
 const ORDERS_YAML = new URL('./fixtures/es_orders.resource.yaml', import.meta.url);
@@ -63,7 +65,7 @@ export function wideResource(count: number): VersionedResource {
       target: { index: 'wide' },
       schema: { fields },
       access: { allowedRoles: ['analyst'], readonly: false, maxLimit: 500 },
-    },
+    } as ResourceSpec,
   };
 }
 

@@ -69,15 +69,15 @@ function everything(resource: VersionedResource): PermissionSet {
   };
 }
 
-const byName = (tools: { name: string }[]) => new Map(tools.map((t) => [t.name, t]));
+const byName = <T extends { name: string }>(tools: T[]) => new Map(tools.map((t) => [t.name, t]));
 
 describe('table family', () => {
   it('family - the sample resource is valid for its kind, and capabilities must fit the class', () => {
     const { version: _version, ...descriptor } = orders();
     expect(validateDescriptor(descriptor, sampleKinds)).toMatchObject({ ok: true });
     const { version: _v, ...wrong } = orders();
-    (wrong.spec.schema.fields.payload as JsonObject).filterable = true;
-    (wrong.spec.schema.fields.note as JsonObject).range = true;
+    (wrong.spec.schema.fields.payload as unknown as JsonObject).filterable = true;
+    (wrong.spec.schema.fields.note as unknown as JsonObject).range = true;
     const result = validateDescriptor(wrong, sampleKinds);
     expect(result.ok ? [] : result.problems.map((p) => p.path)).toEqual([
       'spec.schema.fields.note.range',
@@ -160,7 +160,7 @@ describe('table family', () => {
 
   it('family - a single key column makes `id` typed as that column', () => {
     const resource = orders();
-    delete (resource.spec.schema.fields.region as JsonObject).key;
+    delete (resource.spec.schema.fields.region as unknown as JsonObject).key;
     const get = byName(synthesizeTools(resource, everything(resource), sampleKind)).get(
       'shop_orders_get',
     )!;

@@ -27,6 +27,9 @@ export {
   EventTypes,
   buckets,
   isCallSubject,
+  parsePolicyBundleKey,
+  policyBundleKey,
+  policyBundleLookup,
   resourceKey,
   subjects,
 } from '@tollgate/contracts/bus';
@@ -34,7 +37,14 @@ export type { EventType } from '@tollgate/contracts/bus';
 export { SpanKind, currentTraceId, extractTrace, inSpan, injectTrace } from './bus/trace.js';
 export { request, serve, wireError } from './bus/rpc.js';
 export type { BusReply, RequestOptions, ServeOptions, ServeReply } from './bus/rpc.js';
-export { EventPublisher, consumeEvents, deadLetter, ensureEventStream } from './bus/events.js';
+export {
+  EventPublisher,
+  JETSTREAM_MANAGEMENT_TIMEOUT_MS,
+  consumeEvents,
+  deadLetter,
+  ensureEventStream,
+  streamManager,
+} from './bus/events.js';
 export { storageReplicas } from './bus/replicas.js';
 export type {
   ConsumerMessages,
@@ -83,12 +93,15 @@ export type { Stoppable } from './lifecycle/service.js';
 export { ListenError, listenGrpc } from './grpc/server.js';
 export type { GrpcServerHandle } from './grpc/server.js';
 export { tollgateErrorToRpc } from './grpc/errors.js';
+export { diffMessages } from './grpc/diff.js';
 export { bootService } from './runtime.js';
 export type { BootOptions, ServiceRuntime } from './runtime.js';
 export { serviceEndpoints } from './endpoints.js';
 export type { ServiceName } from './endpoints.js';
 export { createCredentialResolver } from './credentials/resolver.js';
 export type { CredentialResolverOptions } from './credentials/resolver.js';
+export { announceEgressRules, egressRefusal, egressRulesConfig } from './egress/egress.js';
+export type { AddressLookup, EgressRefusal } from './egress/egress.js';
 export {
   announceCredentialNamespaces,
   credentialNamespacesConfig,

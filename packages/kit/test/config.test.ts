@@ -54,4 +54,23 @@ describe('config', () => {
       'TEST_PORT: expected an integer between 0 and 65535, found "12ab"',
     );
   });
+
+  it('config - TOLLGATE_NATS_URL takes every node of a cluster, comma-separated, each checked', () => {
+    const nodes = 'nats://127.0.0.1:4222, nats://127.0.0.1:4232,nats://127.0.0.1:4242';
+    expect(loadConfig('svc', spec, { TEST_TOKEN: 'x', TOLLGATE_NATS_URL: nodes }).natsUrl).toBe(
+      'nats://127.0.0.1:4222,nats://127.0.0.1:4232,nats://127.0.0.1:4242',
+    );
+    expect(() =>
+      loadConfig('svc', spec, {
+        TEST_TOKEN: 'x',
+        TOLLGATE_NATS_URL: 'nats://127.0.0.1:4222,http://127.0.0.1:4232',
+      }),
+    ).toThrow(
+      'TOLLGATE_NATS_URL: URL 2 of 2: expected a URL with scheme nats or tls, found "nats://127.0.0.1:4222,http://127.0.0.1:4232"',
+    );
+    // An empty entry (a stray comma) is not a URL either.
+    expect(() =>
+      loadConfig('svc', spec, { TEST_TOKEN: 'x', TOLLGATE_NATS_URL: 'nats://127.0.0.1:4222,' }),
+    ).toThrow('TOLLGATE_NATS_URL: URL 2 of 2: expected a URL (nats, tls)');
+  });
 });

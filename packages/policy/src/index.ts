@@ -38,8 +38,8 @@ export type {
 } from './decide/types.js';
 export { approvalBindingHash } from './limits/approval.js';
 export type { ApprovalBinding } from './limits/approval.js';
-export { nextWindowState, rateLimitCounterKey } from './limits/rate-limit.js';
-export type { RateLimit, WindowDecision, WindowState } from './limits/rate-limit.js';
+export { nextWindowState, rateLimitCounterKey, takeWindowSlots } from './limits/rate-limit.js';
+export type { RateLimit, WindowDecision, WindowLease, WindowState } from './limits/rate-limit.js';
 export { ACTION_GROUPS, groupsOfClass, parseActionPattern } from './model/actions.js';
 export type { ActionGroup } from './model/actions.js';
 export type { ActionPattern } from './model/actions.js';

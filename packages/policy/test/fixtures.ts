@@ -5,6 +5,7 @@ import type {
   OperationSpec,
   PolicyDescriptor,
   ResourceDescriptor,
+  ResourceSpec,
 } from '@tollgate/core';
 import type { BundleInputs, PolicyBundle, VersionedResource } from '../src/index.js';
 import { compileBundle } from '../src/index.js';
@@ -65,7 +66,7 @@ export function resource(
           },
         },
         access,
-      },
+      } as ResourceSpec,
     },
   };
 }

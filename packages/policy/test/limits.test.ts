@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { LocalDecider, approvalBindingHash, nextWindowState } from '../src/index.js';
+import {
+  LocalDecider,
+  approvalBindingHash,
+  nextWindowState,
+  takeWindowSlots,
+} from '../src/index.js';
 import { TENANT, compiled } from './fixtures.js';
 
 describe('rate limits - lookup', () => {
@@ -74,6 +79,32 @@ describe('rate limits - fixed window', () => {
   test('rate limits - windows are aligned so every instance agrees', () => {
     expect(nextWindowState(null, 119_999, limit).state.windowStart).toBe(110_000);
     expect(nextWindowState({ windowStart: 50_000, count: 2 }, 119_999, limit).allowed).toBe(true);
+  });
+});
+
+describe('rate limits - slots taken at once', () => {
+  const limit = { requests: 10, perSeconds: 10 };
+
+  test('rate limits - a lease takes what is asked while the window has it, then what is left', () => {
+    const first = takeWindowSlots(null, 100_500, limit, 4);
+    expect(first).toMatchObject({ allowed: true, granted: 4, state: { count: 4 } });
+    const second = takeWindowSlots(first.state, 101_000, limit, 4);
+    expect(second).toMatchObject({ allowed: true, granted: 4, state: { count: 8 } });
+    const third = takeWindowSlots(second.state, 101_500, limit, 4);
+    expect(third).toMatchObject({ allowed: true, granted: 2, state: { count: 10 } });
+    const refused = takeWindowSlots(third.state, 102_000, limit, 4);
+    expect(refused).toEqual({
+      allowed: false,
+      granted: 0,
+      retryAfterMs: 8_000,
+      state: third.state,
+    });
+  });
+
+  test('rate limits - a lease never takes less than one slot or more than the limit', () => {
+    expect(takeWindowSlots(null, 0, limit, 0)).toMatchObject({ granted: 1 });
+    expect(takeWindowSlots(null, 0, limit, 500)).toMatchObject({ granted: 10 });
+    expect(takeWindowSlots({ windowStart: 0, count: 3 }, 10_000, limit, 50).granted).toBe(10);
   });
 });
 

@@ -7,6 +7,9 @@ export {
   buckets,
   eventTenant,
   isCallSubject,
+  parsePolicyBundleKey,
+  policyBundleKey,
+  policyBundleLookup,
   resourceKey,
   subjects,
 } from './subjects.js';

@@ -17,6 +17,8 @@ export const EVENTS_STREAM = 'TOLLGATE_EVENTS';
 export const EventTypes = {
   resourceChanged: 'resource.changed',
   policyChanged: 'policy.changed',
+  /** Write-ahead: a call is about to reach its upstream (paired with its `call.completed`). */
+  callStarted: 'call.started',
   callCompleted: 'call.completed',
   callDenied: 'call.denied',
   approvalRequested: 'approval.requested',
@@ -24,6 +26,8 @@ export const EventTypes = {
   memoryWritten: 'memory.written',
   /** The synthesizer handed tools to an agent (what it was offered, for replay). */
   toolsListed: 'tools.listed',
+  /** An executor withdrew an operation whose pinned definition the live system no longer matches. */
+  toolWithdrawn: 'tool.withdrawn',
 } as const;
 export type EventType = (typeof EventTypes)[keyof typeof EventTypes];
 
@@ -85,7 +89,12 @@ export function eventTenant(tenant: string): string {
 export const buckets = {
   /** Current resource versions, key `<tenant>.<environment>.<name>`. */
   resources: 'tollgate_resources',
-  /** Compiled policy bundles, key `<tenant>`. */
+  /**
+   * Compiled policy bundles: key `<tenant>.<environment>` holds the bundle of the tenant's
+   * resources in that environment, key `<tenant>` the tenant's bundle without resources (its
+   * agents and policies: roles, and the answer for an environment with no resources). See
+   * `policyBundleKey`.
+   */
   policyBundles: 'tollgate_policy_bundles',
   /** Idempotency records of write calls (TTL ≥ 24 h). */
   idempotency: 'tollgate_idempotency',
@@ -101,6 +110,37 @@ export const buckets = {
    */
   memory: 'tollgate_memory',
 } as const;
+
+/**
+ * The key of a tenant's policy bundle for `environment`, or of its bundle without resources
+ * when `environment` is undefined. A resource's identity is (tenant, environment, name), so each
+ * environment has its own bundle, in which a resource name stands for one resource.
+ */
+export function policyBundleKey(tenant: string, environment?: string): string {
+  return environment === undefined
+    ? token('tenant', tenant)
+    : `${token('tenant', tenant)}.${token('environment', environment)}`;
+}
+
+/**
+ * The keys a decision in `environment` reads, in order: the environment's own bundle, then the
+ * tenant's bundle without resources (an environment with no resources, or a name that cannot be
+ * a key, has no bundle of its own).
+ */
+export function policyBundleLookup(tenant: string, environment: string): string[] {
+  const base = token('tenant', tenant);
+  return TOKEN.test(environment) ? [`${base}.${environment}`, base] : [base];
+}
+
+/** The tenant and environment a policy bundle key names; undefined for a key of another shape. */
+export function parsePolicyBundleKey(
+  key: string,
+): { tenant: string; environment?: string } | undefined {
+  const parts = key.split('.');
+  if (parts.length > 2 || parts.some((p) => !TOKEN.test(p))) return undefined;
+  const [tenant, environment] = parts as [string, string | undefined];
+  return environment === undefined ? { tenant } : { tenant, environment };
+}
 
 export function resourceKey(tenant: string, environment: string, name: string): string {
   return `${token('tenant', tenant)}.${token('environment', environment)}.${token('name', name)}`;

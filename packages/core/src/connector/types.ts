@@ -3,6 +3,7 @@ import type { DiscoveredSchema } from '../discovery/types.js';
 import type { ResourceKind } from '../kind/kind.js';
 import type { PermissionSet } from '../tools/types.js';
 import type { CredentialResolver } from './credential.js';
+import type { EgressGuard } from './egress.js';
 
 /** Who a call is made for, as authenticated by the executor (never taken from arguments). */
 export interface CallPrincipal {
@@ -73,6 +74,12 @@ export interface ExecuteContext {
   maxAttempts?: number;
   /** First backoff delay, ms (default 100); doubles per attempt, with jitter, capped at 2000. */
   backoffMs?: number;
+  /**
+   * The operator's egress rules for the call's scope. The executor checked every endpoint
+   * before the call got here; a kind that resolves names itself and pins the address asks
+   * again with the address it is about to connect to (no rebinding between check and connect).
+   */
+  egress?: EgressGuard;
 }
 
 /** The raw upstream answer, before anything is checked or shaped. */
@@ -114,11 +121,24 @@ export interface ShapedResult {
   bytes: number;
 }
 
+/** An operation a connector stopped running because the live system changed under its pin. */
+export interface OperationWithdrawal {
+  tenant: string;
+  environment: string;
+  /** Resource name (`metadata.name`). */
+  resource: string;
+  operation: string;
+  /** What changed, part by part, as people read it. */
+  changes: Array<{ part: string; pinned: string; live: string }>;
+}
+
 /** Options for `discover`. */
 export interface DiscoverOptions {
   /** Timeout for the discovery request, ms (default: the connection's `timeoutMs`, else 5000). */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** The egress rules of the resource's scope, asked with each address before connecting. */
+  egress?: EgressGuard;
 }
 
 /**
@@ -152,4 +172,18 @@ export interface Connector<
   shape(operation: string, upstream: UpstreamResponse, ctx: ShapeContext): ShapedResult;
   /** Releases pooled upstream connections. */
   close(): Promise<void>;
+  /**
+   * For kinds whose versions pin what the live system showed when the operator confirmed
+   * (an upstream's tool definitions, by hash): the spec with everything still unpinned pinned
+   * to the live system, or undefined when nothing is left to pin (then nothing connects). The
+   * registry calls it on every apply, with a valid spec whose credential references are in
+   * the tenant's namespace, and validates the result again before saving it.
+   */
+  pinOnConfirm?(spec: Spec, credentials: CredentialResolver): Promise<Spec | undefined>;
+  /**
+   * For kinds that withdraw operations at run time (a pinned definition the live system no
+   * longer matches): `listener` hears each withdrawal once (undefined: stop telling). The
+   * executor announces them as `tool.withdrawn`.
+   */
+  onWithdrawal?(listener: ((withdrawal: OperationWithdrawal) => void) | undefined): void;
 }

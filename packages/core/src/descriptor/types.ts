@@ -160,7 +160,37 @@ export interface AccessSpec {
   /** Shaping rules applied to results: declared field name → rule. */
   redact?: Record<string, RedactionRule>;
   rowFilter?: RowFilter;
+  /**
+   * Business idempotency of write operations, by operation name: the key is built from the
+   * call's arguments (and the day), not from the caller, so the same business request from
+   * two agents, sessions or retries runs once.
+   */
+  idempotency?: Record<string, IdempotencyRule>;
 }
+
+/**
+ * How one write operation's business key is built: the values at `key` (JSON Pointers into
+ * the call's arguments, `/body/requester_email`), plus the UTC `window` the call falls in. A
+ * second call with the same key in the window gets the first call's outcome; the same key with
+ * other arguments is IDEMPOTENCY_CONFLICT.
+ */
+export interface IdempotencyRule {
+  /**
+   * @minItems 1
+   * @maxItems 10
+   * @uniqueItems true
+   */
+  key: ArgumentPointer[];
+  /** `day` (default): the key holds the UTC date; `hour`: date and hour; `none`: for 24 h. */
+  window?: 'day' | 'hour' | 'none';
+}
+
+/**
+ * A JSON Pointer into a tool call's arguments.
+ * @pattern ^(/[^/~]+)+$
+ * @maxLength 200
+ */
+export type ArgumentPointer = string;
 
 /**
  * Roles allowed to use one field; each must also be in `allowedRoles`.

@@ -19,6 +19,12 @@ export const ErrorCodes = {
   ALREADY_EXISTS: 'fix_arguments',
   VERSION_CONFLICT: 'fix_arguments',
   IDEMPOTENCY_CONFLICT: 'fix_arguments',
+  /**
+   * A write sent without the caller's idempotency key (and no business idempotency rule of the
+   * resource builds one): call again with a key (the SDK's `idempotencyKey` call option, the
+   * `idempotency_key` of a CallRequest), and reuse it when retrying that write.
+   */
+  IDEMPOTENCY_KEY_REQUIRED: 'fix_arguments',
   DESCRIPTOR_INVALID: 'fix_arguments',
   /**
    * A well-formed request that cannot apply to the current state (a draft or approval already
@@ -43,6 +49,13 @@ export const ErrorCodes = {
   UPSTREAM_UNAVAILABLE: 'retryable',
   UPSTREAM_TIMEOUT: 'retryable',
   UPSTREAM_REJECTED: 'fix_arguments',
+  /**
+   * The upstream understood the request and refused it on its own business grounds (a conflict
+   * with the current state, a rule it enforces: HTTP 409/422). The arguments are well-formed, a
+   * retry will not change the answer; a person must decide. The message carries the upstream's
+   * reason, shaped (one line, capped) and screened for secrets and instructions.
+   */
+  UPSTREAM_BUSINESS_REJECTION: 'needs_human',
   UPSTREAM_BAD_RESPONSE: 'internal',
   CREDENTIAL_UNAVAILABLE: 'internal',
   INTERNAL: 'internal',

@@ -58,6 +58,11 @@ export interface OperationSpec {
    * engine finds the largest limit a principal may ask for on it.
    */
   limited?: boolean;
+  /**
+   * Answers with the resource's declared fields, projected to the returnable ones (a table's
+   * search and get, an API's records): with no field returnable its answers are empty.
+   */
+  returnsFields?: boolean;
 }
 
 /** True for operations that change data (write or destructive). */

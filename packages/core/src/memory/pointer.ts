@@ -42,3 +42,30 @@ function memberOf(node: JsonValue, key: string): JsonValue | undefined {
   if (node === null || typeof node !== 'object') return undefined;
   return Object.hasOwn(node, key) ? node[key] : undefined;
 }
+
+/** The value at `pointer` in `root` (own members only), or undefined when it is not there. */
+export function valueAtPointer(root: JsonValue, pointer: string): JsonValue | undefined {
+  if (pointer === '') return root;
+  const keys = pointerKeys(pointer);
+  if (keys === undefined) return undefined;
+  let node: JsonValue | undefined = root;
+  for (const key of keys) {
+    if (node === undefined || node === null || typeof node !== 'object') return undefined;
+    node = memberOf(node, key);
+  }
+  return node;
+}
+
+/**
+ * Sets the member `pointer` names to `value`, when its container exists (own members only; an
+ * array index must already be in range). False, changing nothing, otherwise.
+ */
+export function setAtPointer(root: JsonObject, pointer: string, value: JsonValue): boolean {
+  const keys = pointerKeys(pointer);
+  const parent = keys === undefined ? undefined : parentAt(root, keys);
+  const last = keys?.at(-1);
+  if (parent === undefined || last === undefined) return false;
+  if (Array.isArray(parent)) parent[Number(last)] = value;
+  else parent[last] = value;
+  return true;
+}

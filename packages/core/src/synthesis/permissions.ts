@@ -8,6 +8,7 @@ import { canonicalHash, compareCodeUnits } from '../canonical.js';
 import { redactionExemptRoles } from '../connector/redact.js';
 import { OPERATION_NAME, isOperationName } from '../kind/operation.js';
 import type { OperationSpec } from '../kind/operation.js';
+import { DEFAULT_MAX_LIMIT } from '../table/compile.js';
 import type { PermissionSet } from '../tools/types.js';
 
 /** Who is asking: the roles and name of an agent. */
@@ -15,8 +16,6 @@ export interface AccessPrincipal {
   roles: string[];
   agent: string;
 }
-
-const DEFAULT_MAX_LIMIT = 100;
 
 /**
  * What `principal` may do on `resource` according to its `access` block alone: undefined when

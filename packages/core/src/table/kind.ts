@@ -16,12 +16,15 @@ import type { FieldTraits, TableModel } from './family.js';
 import { project } from './projection.js';
 import { inputSchema } from './schemas.js';
 
-const read = (name: string, limited = false): OperationSpec => ({
+const read = (
+  name: string,
+  answer: { limited?: true; returnsFields?: true } = {},
+): OperationSpec => ({
   name,
   action: name,
   class: 'read',
   idempotent: true,
-  ...(limited ? { limited } : {}),
+  ...answer,
 });
 const write = (name: string, idempotent: boolean): OperationSpec => ({
   name,
@@ -32,8 +35,8 @@ const write = (name: string, idempotent: boolean): OperationSpec => ({
 
 /** The reads every table resource offers, in tool order. */
 export const TABLE_READS: readonly OperationSpec[] = [
-  read('search', true),
-  read('get'),
+  read('search', { limited: true, returnsFields: true }),
+  read('get', { returnsFields: true }),
   read('count'),
   read('aggregate'),
 ];

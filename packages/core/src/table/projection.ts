@@ -11,6 +11,7 @@ import type { ResolvedOptions } from '../synthesis/limits.js';
 import { normalizePermissions } from '../synthesis/permissions.js';
 import type { JsonSchema, PermissionSet, VersionedResource } from '../tools/types.js';
 import type { AggregationKind, FilterOp } from './args.js';
+import { AGGREGATION_KINDS, limitCapOf } from './compile.js';
 import { traitsOrOpaque } from './family.js';
 import type { FieldTraits, TableModel } from './family.js';
 import { aggregationKinds, documentSchema, filterGroups, isSortable } from './fields.js';
@@ -42,14 +43,6 @@ export interface Projection {
   /** Traits of every field the projection names. */
   traits: ReadonlyMap<string, FieldTraits>;
 }
-
-const DEFAULT_MAX_LIMIT = 100;
-const AGGREGATION_ORDER: readonly AggregationKind[] = [
-  'terms',
-  'date_histogram',
-  'stats',
-  'cardinality',
-];
 
 /** Projects `resource` through `permissions`; a permission naming an undeclared field is an error. */
 export function project(
@@ -92,7 +85,7 @@ export function project(
     ).map((group) => ({ field, ...group })),
   );
   const aggregations = new Map<AggregationKind, string[]>();
-  for (const kind of AGGREGATION_ORDER) {
+  for (const kind of AGGREGATION_KINDS) {
     // An aggregation reveals raw values, so redacted fields never take part.
     const usable = visible.filter(
       (field) =>
@@ -114,7 +107,7 @@ export function project(
     model,
     permissions: normalized,
     limits,
-    limitCap: Math.min(normalized.limitCap, access.maxLimit ?? DEFAULT_MAX_LIMIT),
+    limitCap: limitCapOf(normalized.limitCap, access.maxLimit),
     visible,
     filters,
     sortable: visible.filter((field) =>

@@ -7,6 +7,7 @@ import { canonicalJson } from '../canonical.js';
 import { JSON_SCHEMA_DIALECT } from '../tools/types.js';
 import type { JsonSchema } from '../tools/types.js';
 import type { FilterOp } from './args.js';
+import { CALENDAR_INTERVALS, FILTER_OPS } from './compile.js';
 import { traitsOrOpaque } from './family.js';
 import { nullable, scalarSchema } from './fields.js';
 import type { FilterBranch, Projection } from './projection.js';
@@ -144,24 +145,9 @@ function layoutBranches(p: Projection): LaidOutBranch[] {
   return [...groups.values()].sort((a, b) => opRank(a.ops) - opRank(b.ops));
 }
 
-const OP_ORDER: readonly FilterOp[] = [
-  'eq',
-  'in',
-  'exists',
-  'is_null',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'between',
-  'match',
-  'prefix',
-  'contains',
-];
-
 function opRank(ops: FilterOp[]): number {
   const [first] = ops;
-  return first === undefined ? OP_ORDER.length : OP_ORDER.indexOf(first);
+  return first === undefined ? FILTER_OPS.length : FILTER_OPS.indexOf(first);
 }
 
 function filterBranchSchema(branch: LaidOutBranch): JsonSchema {
@@ -285,7 +271,7 @@ function aggregationProperty(p: Projection): JsonSchema {
       });
     }
     if (kind === 'date_histogram') {
-      extra.interval = { type: 'string', enum: ['hour', 'day', 'week', 'month', 'year'] };
+      extra.interval = { type: 'string', enum: [...CALENDAR_INTERVALS] };
     }
     branches.push({
       type: 'object',

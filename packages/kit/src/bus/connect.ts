@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { natsServers } from '@tollgate/core';
 import { connect, credsAuthenticator } from '@nats-io/transport-node';
 import type { ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../log/logger.js';
@@ -21,6 +22,7 @@ export interface BusAuth {
 }
 
 export interface BusOptions {
+  /** One server's URL, or several comma-separated (the nodes of a cluster). */
   url: string;
   /** Connection name shown in NATS monitoring. */
   name: string;
@@ -44,13 +46,17 @@ export class BusUnavailableError extends Error {
 }
 
 function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '<invalid url>';
-  }
+  return natsServers(url)
+    .map((one) => {
+      try {
+        const u = new URL(one);
+        if (u.password) u.password = '***';
+        return u.toString();
+      } catch {
+        return '<invalid url>';
+      }
+    })
+    .join(',');
 }
 
 /** The inbox prefix of a service's connection: `_INBOX_<service>`. */
@@ -129,7 +135,7 @@ export async function connectBus(options: BusOptions): Promise<NatsConnection> {
   let nc: NatsConnection;
   try {
     nc = await connect({
-      servers: options.url,
+      servers: natsServers(options.url),
       name: options.name,
       timeout: options.connectTimeoutMs ?? 5_000,
       maxReconnectAttempts: -1,

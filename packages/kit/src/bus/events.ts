@@ -14,6 +14,18 @@ import type { EventType } from '@tollgate/contracts/bus';
 import { storageReplicas } from './replicas.js';
 import { SpanKind, inSpan, injectTrace } from './trace.js';
 
+/**
+ * Budget of one JetStream management request (stream or consumer info, add, update), ms. The
+ * client's default of 5 s is shorter than a file-store consumer update takes on a loaded
+ * machine, and a service that times out while starting exits: a restarted executor did.
+ */
+export const JETSTREAM_MANAGEMENT_TIMEOUT_MS = 20_000;
+
+/** A JetStream manager for setting streams and consumers up (not for the call path). */
+export function streamManager(nc: NatsConnection) {
+  return jetstreamManager(nc, { timeout: JETSTREAM_MANAGEMENT_TIMEOUT_MS });
+}
+
 export interface EventStreamOptions {
   /** How long events are kept (default 7 days). */
   maxAgeMs?: number;
@@ -32,7 +44,7 @@ export async function ensureEventStream(
   nc: NatsConnection,
   options: EventStreamOptions = {},
 ): Promise<void> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await streamManager(nc);
   const config = {
     name: EVENTS_STREAM,
     subjects: [subjects.allEvents],
@@ -135,7 +147,7 @@ export async function consumeEvents(
   nc: NatsConnection,
   options: DurableConsumerOptions,
 ): Promise<ConsumerMessages> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await streamManager(nc);
   const filter = options.types?.map((t) => subjects.eventsOf(t));
   const config = {
     durable_name: options.durable,

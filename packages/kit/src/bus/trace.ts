@@ -2,6 +2,7 @@ import { context, propagation, trace, SpanKind, SpanStatusCode } from '@opentele
 import type { Context, Span } from '@opentelemetry/api';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { MsgHdrs } from '@nats-io/transport-node';
+import { exceptionAttributes } from '../telemetry/redaction.js';
 
 const tracer = () => trace.getTracer('tollgate.bus');
 
@@ -25,7 +26,7 @@ export function extractTrace(hdrs: MsgHdrs | undefined): Context {
   });
 }
 
-/** Runs `fn` in a span of its own, recording failures. */
+/** Runs `fn` in a span of its own, recording failures (name and code, never the message). */
 export async function inSpan<T>(
   name: string,
   fn: (span: Span) => Promise<T>,
@@ -47,7 +48,7 @@ export async function inSpan<T>(
       try {
         return await fn(span);
       } catch (err) {
-        span.recordException(err as Error);
+        span.addEvent('exception', exceptionAttributes(err));
         span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).name });
         throw err;
       } finally {

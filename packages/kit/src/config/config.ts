@@ -53,6 +53,19 @@ export function loadConfig<S extends ConfigSpec>(
   return out as ConfigOf<S>;
 }
 
+function checkUrl(raw: string, protocols: string[]): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error(`expected a URL (${protocols.join(', ')})`);
+  }
+  if (!protocols.includes(u.protocol.replace(/:$/, ''))) {
+    throw new Error(`expected a URL with scheme ${protocols.join(' or ')}`);
+  }
+  return raw;
+}
+
 function field<T>(
   env: string,
   description: string,
@@ -96,20 +109,25 @@ export const cfg = {
     return cfg.int(env, description, dflt, 0, 65535);
   },
   url(env: string, description: string, protocols: string[], dflt?: string): ConfigField<string> {
+    return field(env, description, (raw) => checkUrl(raw, protocols), dflt, false);
+  },
+  /** One URL or several, comma-separated (e.g. every node of a cluster); each is checked. */
+  urls(env: string, description: string, protocols: string[], dflt?: string): ConfigField<string> {
     return field(
       env,
       description,
       (raw) => {
-        let u: URL;
-        try {
-          u = new URL(raw);
-        } catch {
-          throw new Error(`expected a URL (${protocols.join(', ')})`);
-        }
-        if (!protocols.includes(u.protocol.replace(/:$/, ''))) {
-          throw new Error(`expected a URL with scheme ${protocols.join(' or ')}`);
-        }
-        return raw;
+        const parts = raw.split(',').map((part) => part.trim());
+        if (parts.length === 1) return checkUrl(parts[0]!, protocols);
+        return parts
+          .map((part, i) => {
+            try {
+              return checkUrl(part, protocols);
+            } catch (err) {
+              throw new Error(`URL ${i + 1} of ${parts.length}: ${(err as Error).message}`);
+            }
+          })
+          .join(',');
       },
       dflt,
       false,
@@ -152,9 +170,9 @@ export const DEV_ISSUER_FILE = '.tollgate/dev-issuer.json';
 
 /** Settings every service shares: where NATS is, whose tokens to trust, the log level. */
 export const commonConfig = {
-  natsUrl: cfg.url(
+  natsUrl: cfg.urls(
     'TOLLGATE_NATS_URL',
-    'NATS server URL',
+    'NATS server URL, or every node of a cluster comma-separated',
     ['nats', 'tls'],
     'nats://127.0.0.1:4222',
   ),

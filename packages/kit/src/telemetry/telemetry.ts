@@ -5,6 +5,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { incomingRequestAttributes, outgoingRequestAttributes } from './redaction.js';
 
 /** A started (or deliberately idle) telemetry pipeline. */
 export interface Telemetry {
@@ -44,8 +45,13 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
     instrumentations: [
       new GrpcInstrumentation(),
-      new HttpInstrumentation(),
-      new MongoDBInstrumentation(),
+      // Paths and query strings carry arguments and codes: spans keep the origin and the names.
+      new HttpInstrumentation({
+        startOutgoingSpanHook: outgoingRequestAttributes,
+        startIncomingSpanHook: incomingRequestAttributes,
+      }),
+      // The default statement serializer replaces every value with `?`; keep it so.
+      new MongoDBInstrumentation({ enhancedDatabaseReporting: false }),
     ],
   });
   sdk.start();

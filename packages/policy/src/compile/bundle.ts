@@ -28,11 +28,18 @@ export interface BundleInputs {
   agents: AgentDescriptor[];
   policies: PolicyDescriptor[];
   resources: VersionedResource[];
+  /**
+   * Every operation of the tenant's resources by resource name, in whichever environment, that
+   * grant patterns are checked against (a typo is a problem, an operation of a resource this
+   * bundle does not hold is not). Defaults to the operations of `resources`.
+   */
+  knownOperations?: Readonly<Record<string, readonly BundleOperation[]>>;
 }
 
 /**
- * Compiles one tenant's agents, policies and resources into a `PolicyBundle`. One bundle per
- * tenant: tenants never share policies, and an executor keeps one decider per tenant. Nothing
+ * Compiles one tenant's agents, policies and resources into a `PolicyBundle`. Tenants never
+ * share policies; a resource name stands for one resource in a bundle, so the policy service
+ * compiles one bundle per environment of the tenant (and one without resources). Nothing
  * is half-compiled: any problem (wrong tenant, duplicate name, bad grant, invalid Cedar) fails
  * the whole bundle and every problem is reported. Same inputs (in any order) → same hash.
  */
@@ -96,7 +103,7 @@ export function compileBundle(inputs: BundleInputs): BundleCompilation {
     if (!Array.isArray(grants))
       problems.push({ path: `${path}/spec.grants`, message: 'must be a list' });
     (Array.isArray(grants) ? grants : []).forEach((grant, i) => {
-      const compiled = compileGrant(grant, name, i, operations);
+      const compiled = compileGrant(grant, name, i, operations, inputs.knownOperations);
       problems.push(...compiled.problems);
       if (compiled.policy) policies.push(compiled.policy);
       if (compiled.rateLimit) rateLimits.push(compiled.rateLimit);

@@ -33,13 +33,16 @@ const CONDITION_KEYS = ['ipCidr', 'timeWindow', 'environment'];
  * clauses: an IP list tests `context.sourceIp` (a deny also applies when the caller's IP is
  * unknown — fail closed), a time window tests `context.clock.<zone>`, an environment list tests
  * the resource's environment. Action patterns are expanded against the tenant's resources'
- * `operations` (see `actionsOf`).
+ * `operations` (see `actionsOf`); a pattern is checked against `known` (every operation of the
+ * tenant's resources in any environment; `operations` when not given), so a grant naming an
+ * operation of another environment's resource is valid in a bundle that lacks it.
  */
 export function compileGrant(
   grant: Grant,
   policyName: string,
   index: number,
   operations: Operations = {},
+  known: Operations = operations,
 ): CompiledGrant {
   const id = `policy/${policyName}/grant/${index}`;
   const path = `Policy/${policyName}/spec.grants[${index}]`;
@@ -63,7 +66,7 @@ export function compileGrant(
       typeof text === 'string' ? parseActionPattern(text) : 'an action must be a string';
     if (typeof parsed === 'string') problem(`.actions[${i}]`, parsed);
     else {
-      const unknown = unknownOperation(parsed, operations);
+      const unknown = unknownOperation(parsed, known);
       if (unknown !== undefined) problem(`.actions[${i}]`, `"${String(text)}": ${unknown}`);
       else patterns.push(parsed);
     }

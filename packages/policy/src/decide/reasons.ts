@@ -92,13 +92,7 @@ export function unavailable(
   bundleVersion?: number,
   policyIds: string[] = [],
 ): PolicyDecision {
-  return {
-    decision: 'deny',
-    policyIds,
-    reason: `policy unavailable: ${reason}`,
-    errorCode: 'POLICY_UNAVAILABLE',
-    ...(bundleVersion !== undefined ? { bundleVersion } : {}),
-  };
+  return denial('POLICY_UNAVAILABLE', `policy unavailable: ${reason}`, bundleVersion, policyIds);
 }
 
 /** A denial decided before Cedar (malformed request, unknown agent or resource, other tenant). */
@@ -107,11 +101,20 @@ export function denied(
   bundleVersion?: number,
   policyIds: string[] = [],
 ): PolicyDecision {
+  return denial('POLICY_DENIED', reason, bundleVersion, policyIds);
+}
+
+function denial(
+  errorCode: 'POLICY_UNAVAILABLE' | 'POLICY_DENIED',
+  reason: string,
+  bundleVersion: number | undefined,
+  policyIds: string[],
+): PolicyDecision {
   return {
     decision: 'deny',
     policyIds,
     reason,
-    errorCode: 'POLICY_DENIED',
+    errorCode,
     ...(bundleVersion !== undefined ? { bundleVersion } : {}),
   };
 }

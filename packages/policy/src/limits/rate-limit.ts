@@ -22,24 +22,46 @@ export interface WindowDecision {
   state: WindowState;
 }
 
+/** Slots taken from a window at once: at least one when allowed, never more than are left. */
+export interface WindowLease extends WindowDecision {
+  /** Slots taken (0 when refused). */
+  granted: number;
+}
+
 /**
  * Fixed-window rate limiting, pure: given the stored state (or null), the time and the limit,
- * says whether one more call fits. A refused call leaves the state unchanged.
+ * takes up to `wanted` slots of the current window — as many as are left, at least one — or
+ * refuses when none is. A refused call leaves the state unchanged.
  */
+export function takeWindowSlots(
+  state: WindowState | null,
+  now: number,
+  limit: RateLimit,
+  wanted: number,
+): WindowLease {
+  const windowMs = limit.perSeconds * 1000;
+  const windowStart = Math.floor(now / windowMs) * windowMs;
+  const used = state === null || state.windowStart !== windowStart ? 0 : state.count;
+  const granted = Math.min(Math.max(1, Math.floor(wanted)), limit.requests - used);
+  if (granted <= 0) {
+    return {
+      allowed: false,
+      granted: 0,
+      retryAfterMs: windowStart + windowMs - now,
+      state: state ?? { windowStart, count: used },
+    };
+  }
+  return { allowed: true, granted, retryAfterMs: 0, state: { windowStart, count: used + granted } };
+}
+
+/** One slot of the current window (`takeWindowSlots` for a single call). */
 export function nextWindowState(
   state: WindowState | null,
   now: number,
   limit: RateLimit,
 ): WindowDecision {
-  const windowMs = limit.perSeconds * 1000;
-  const windowStart = Math.floor(now / windowMs) * windowMs;
-  if (state === null || state.windowStart !== windowStart) {
-    return { allowed: true, retryAfterMs: 0, state: { windowStart, count: 1 } };
-  }
-  if (state.count < limit.requests) {
-    return { allowed: true, retryAfterMs: 0, state: { windowStart, count: state.count + 1 } };
-  }
-  return { allowed: false, retryAfterMs: windowStart + windowMs - now, state };
+  const { allowed, retryAfterMs, state: next } = takeWindowSlots(state, now, limit, 1);
+  return { allowed, retryAfterMs, state: next };
 }
 
 /** NATS-KV-safe counter key: `ratelimit.<tenant>.<agent>.<resource>_<operation>.<policy id>`. */

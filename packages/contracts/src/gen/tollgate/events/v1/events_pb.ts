@@ -18,7 +18,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file tollgate/events/v1/events.proto.
  */
 export const file_tollgate_events_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch90b2xsZ2F0ZS9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJ0b2xsZ2F0ZS5ldmVudHMudjEikwUKDUV2ZW50RW52ZWxvcGUSEAoIZXZlbnRfaWQYASABKAkSDAoEdHlwZRgCIAEoCRIvCgtvY2N1cnJlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGdGVuYW50GAQgASgJEhAKCHRyYWNlX2lkGAUgASgJEhYKDnNjaGVtYV92ZXJzaW9uGAYgASgNEj8KEHJlc291cmNlX2NoYW5nZWQYCiABKAsyIy50b2xsZ2F0ZS5ldmVudHMudjEuUmVzb3VyY2VDaGFuZ2VkSAASOwoOcG9saWN5X2NoYW5nZWQYCyABKAsyIS50b2xsZ2F0ZS5ldmVudHMudjEuUG9saWN5Q2hhbmdlZEgAEjsKDmNhbGxfY29tcGxldGVkGAwgASgLMiEudG9sbGdhdGUuZXZlbnRzLnYxLkNhbGxDb21wbGV0ZWRIABI1CgtjYWxsX2RlbmllZBgNIAEoCzIeLnRvbGxnYXRlLmV2ZW50cy52MS5DYWxsRGVuaWVkSAASQwoSYXBwcm92YWxfcmVxdWVzdGVkGA4gASgLMiUudG9sbGdhdGUuZXZlbnRzLnYxLkFwcHJvdmFsUmVxdWVzdGVkSAASPwoQYXBwcm92YWxfZGVjaWRlZBgPIAEoCzIjLnRvbGxnYXRlLmV2ZW50cy52MS5BcHByb3ZhbERlY2lkZWRIABI7Cg5tZW1vcnlfd3JpdHRlbhgQIAEoCzIhLnRvbGxnYXRlLmV2ZW50cy52MS5NZW1vcnlXcml0dGVuSAASNwoMdG9vbHNfbGlzdGVkGBEgASgLMh8udG9sbGdhdGUuZXZlbnRzLnYxLlRvb2xzTGlzdGVkSABCCQoHcGF5bG9hZCLNAQoPUmVzb3VyY2VDaGFuZ2VkEg4KBnRlbmFudBgBIAEoCRITCgtlbnZpcm9ubWVudBgCIAEoCRIMCgRuYW1lGAMgASgJEg8KB3ZlcnNpb24YBCABKA0SGAoQcHJldmlvdXNfdmVyc2lvbhgFIAEoDRIyCgZjaGFuZ2UYBiABKA4yIi50b2xsZ2F0ZS5ldmVudHMudjEuUmVzb3VyY2VDaGFuZ2USFAoMY29udGVudF9oYXNoGAcgASgJEhIKCmNoYW5nZWRfYnkYCCABKAkirAEKDVBvbGljeUNoYW5nZWQSDgoGdGVuYW50GAEgASgJEjIKB3N1YmplY3QYAiABKA4yIS50b2xsZ2F0ZS5ldmVudHMudjEuUG9saWN5U3ViamVjdBIMCgRuYW1lGAMgASgJEg8KB3ZlcnNpb24YBCABKA0SDwoHZGVsZXRlZBgFIAEoCBITCgtidW5kbGVfaGFzaBgGIAEoCRISCgpjaGFuZ2VkX2J5GAcgASgJIsQECg1DYWxsQ29tcGxldGVkEg8KB2NhbGxfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRIwCglwcmluY2lwYWwYAyABKAsyHS50b2xsZ2F0ZS5jb21tb24udjEuUHJpbmNpcGFsEgwKBHRvb2wYBCABKAkSFAoMdG9vbF92ZXJzaW9uGAUgASgJEhAKCHJlc291cmNlGAYgASgJEhgKEHJlc291cmNlX3ZlcnNpb24YByABKA0SKgoJYXJndW1lbnRzGAggASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBI0CghkZWNpc2lvbhgJIAEoDjIiLnRvbGxnYXRlLnBvbGljeS52MS5EZWNpc2lvbkVmZmVjdBISCgpwb2xpY3lfaWRzGAogAygJEhMKC2FwcHJvdmFsX2lkGAsgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgMIAEoCRIsCgZzdGF0dXMYDSABKA4yHC50b2xsZ2F0ZS5jYWxsLnYxLkNhbGxTdGF0dXMSKAoFZXJyb3IYDiABKAsyGS50b2xsZ2F0ZS5jb21tb24udjEuRXJyb3ISKAoEbWV0YRgPIAEoCzIaLnRvbGxnYXRlLmNhbGwudjEuQ2FsbE1ldGESLgoKc3RhcnRlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoLc2F2ZWRfcXVlcnkYESABKAsyIS50b2xsZ2F0ZS5ldmVudHMudjEuU2F2ZWRRdWVyeVVzZSJ1Cg1TYXZlZFF1ZXJ5VXNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIcmV2aXNpb24YAyABKA0SFAoMY29udGVudF9oYXNoGAQgASgJEgwKBHRvb2wYBSABKAkSFAoMdG9vbF92ZXJzaW9uGAYgASgJItsCCgpDYWxsRGVuaWVkEg8KB2NhbGxfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRIwCglwcmluY2lwYWwYAyABKAsyHS50b2xsZ2F0ZS5jb21tb24udjEuUHJpbmNpcGFsEgwKBHRvb2wYBCABKAkSEAoIcmVzb3VyY2UYBSABKAkSGAoQcmVzb3VyY2VfdmVyc2lvbhgGIAEoDRIqCglhcmd1bWVudHMYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCGRlY2lzaW9uGAggASgLMhwudG9sbGdhdGUucG9saWN5LnYxLkRlY2lzaW9uEigKBWVycm9yGAkgASgLMhkudG9sbGdhdGUuY29tbW9uLnYxLkVycm9yEjYKC3NhdmVkX3F1ZXJ5GAogASgLMiEudG9sbGdhdGUuZXZlbnRzLnYxLlNhdmVkUXVlcnlVc2UiQwoRQXBwcm92YWxSZXF1ZXN0ZWQSLgoIYXBwcm92YWwYASABKAsyHC50b2xsZ2F0ZS5wb2xpY3kudjEuQXBwcm92YWwiQQoPQXBwcm92YWxEZWNpZGVkEi4KCGFwcHJvdmFsGAEgASgLMhwudG9sbGdhdGUucG9saWN5LnYxLkFwcHJvdmFsIuMBCg1NZW1vcnlXcml0dGVuEg4KBnRlbmFudBgBIAEoCRINCgVhZ2VudBgCIAEoCRIMCgR1c2VyGAMgASgJEjAKBGtpbmQYBCABKA4yIi50b2xsZ2F0ZS5ldmVudHMudjEuTWVtb3J5SXRlbUtpbmQSCgoCaWQYBSABKAkSDwoHdmVyc2lvbhgGIAEoDRIuCgV3cml0ZRgHIAEoDjIfLnRvbGxnYXRlLmV2ZW50cy52MS5NZW1vcnlXcml0ZRISCgpzZXNzaW9uX2lkGAggASgJEhIKCndyaXR0ZW5fYnkYCSABKAkikQEKC1Rvb2xzTGlzdGVkEhIKCnNlc3Npb25faWQYASABKAkSMAoJcHJpbmNpcGFsGAIgASgLMh0udG9sbGdhdGUuY29tbW9uLnYxLlByaW5jaXBhbBIuCgV0b29scxgDIAMoCzIfLnRvbGxnYXRlLmV2ZW50cy52MS5PZmZlcmVkVG9vbBIMCgR0YXNrGAQgASgJIlgKC09mZmVyZWRUb29sEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIQCghyZXNvdXJjZRgDIAEoCRIYChByZXNvdXJjZV92ZXJzaW9uGAQgASgNKowBCg5SZXNvdXJjZUNoYW5nZRIfChtSRVNPVVJDRV9DSEFOR0VfVU5TUEVDSUZJRUQQABIbChdSRVNPVVJDRV9DSEFOR0VfQVBQTElFRBABEh8KG1JFU09VUkNFX0NIQU5HRV9ST0xMRURfQkFDSxACEhsKF1JFU09VUkNFX0NIQU5HRV9ERUxFVEVEEAMqZAoNUG9saWN5U3ViamVjdBIeChpQT0xJQ1lfU1VCSkVDVF9VTlNQRUNJRklFRBAAEhkKFVBPTElDWV9TVUJKRUNUX1BPTElDWRABEhgKFFBPTElDWV9TVUJKRUNUX0FHRU5UEAIqzwEKDk1lbW9yeUl0ZW1LaW5kEiAKHE1FTU9SWV9JVEVNX0tJTkRfVU5TUEVDSUZJRUQQABIcChhNRU1PUllfSVRFTV9LSU5EX1NFU1NJT04QARIfChtNRU1PUllfSVRFTV9LSU5EX1BSRUZFUkVOQ0UQAhIeChpNRU1PUllfSVRFTV9LSU5EX0NBTkRJREFURRADEiAKHE1FTU9SWV9JVEVNX0tJTkRfU0FWRURfUVVFUlkQBBIaChZNRU1PUllfSVRFTV9LSU5EX1NLSUxMEAUq5gEKC01lbW9yeVdyaXRlEhwKGE1FTU9SWV9XUklURV9VTlNQRUNJRklFRBAAEhgKFE1FTU9SWV9XUklURV9DUkVBVEVEEAESGAoUTUVNT1JZX1dSSVRFX1VQREFURUQQAhIZChVNRU1PUllfV1JJVEVfUFJPUE9TRUQQAxIaChZNRU1PUllfV1JJVEVfQ09ORklSTUVEEAQSGQoVTUVNT1JZX1dSSVRFX0FQUFJPVkVEEAUSGQoVTUVNT1JZX1dSSVRFX1JFSkVDVEVEEAYSGAoUTUVNT1JZX1dSSVRFX0RFTEVURUQQB2IGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_tollgate_call_v1_call, file_tollgate_common_v1_common, file_tollgate_policy_v1_policy]);
+  fileDesc("Ch90b2xsZ2F0ZS9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJ0b2xsZ2F0ZS5ldmVudHMudjEiiQYKDUV2ZW50RW52ZWxvcGUSEAoIZXZlbnRfaWQYASABKAkSDAoEdHlwZRgCIAEoCRIvCgtvY2N1cnJlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGdGVuYW50GAQgASgJEhAKCHRyYWNlX2lkGAUgASgJEhYKDnNjaGVtYV92ZXJzaW9uGAYgASgNEj8KEHJlc291cmNlX2NoYW5nZWQYCiABKAsyIy50b2xsZ2F0ZS5ldmVudHMudjEuUmVzb3VyY2VDaGFuZ2VkSAASOwoOcG9saWN5X2NoYW5nZWQYCyABKAsyIS50b2xsZ2F0ZS5ldmVudHMudjEuUG9saWN5Q2hhbmdlZEgAEjsKDmNhbGxfY29tcGxldGVkGAwgASgLMiEudG9sbGdhdGUuZXZlbnRzLnYxLkNhbGxDb21wbGV0ZWRIABI1CgtjYWxsX2RlbmllZBgNIAEoCzIeLnRvbGxnYXRlLmV2ZW50cy52MS5DYWxsRGVuaWVkSAASQwoSYXBwcm92YWxfcmVxdWVzdGVkGA4gASgLMiUudG9sbGdhdGUuZXZlbnRzLnYxLkFwcHJvdmFsUmVxdWVzdGVkSAASPwoQYXBwcm92YWxfZGVjaWRlZBgPIAEoCzIjLnRvbGxnYXRlLmV2ZW50cy52MS5BcHByb3ZhbERlY2lkZWRIABI7Cg5tZW1vcnlfd3JpdHRlbhgQIAEoCzIhLnRvbGxnYXRlLmV2ZW50cy52MS5NZW1vcnlXcml0dGVuSAASNwoMdG9vbHNfbGlzdGVkGBEgASgLMh8udG9sbGdhdGUuZXZlbnRzLnYxLlRvb2xzTGlzdGVkSAASNwoMY2FsbF9zdGFydGVkGBIgASgLMh8udG9sbGdhdGUuZXZlbnRzLnYxLkNhbGxTdGFydGVkSAASOwoOdG9vbF93aXRoZHJhd24YEyABKAsyIS50b2xsZ2F0ZS5ldmVudHMudjEuVG9vbFdpdGhkcmF3bkgAQgkKB3BheWxvYWQizQEKD1Jlc291cmNlQ2hhbmdlZBIOCgZ0ZW5hbnQYASABKAkSEwoLZW52aXJvbm1lbnQYAiABKAkSDAoEbmFtZRgDIAEoCRIPCgd2ZXJzaW9uGAQgASgNEhgKEHByZXZpb3VzX3ZlcnNpb24YBSABKA0SMgoGY2hhbmdlGAYgASgOMiIudG9sbGdhdGUuZXZlbnRzLnYxLlJlc291cmNlQ2hhbmdlEhQKDGNvbnRlbnRfaGFzaBgHIAEoCRISCgpjaGFuZ2VkX2J5GAggASgJIqwBCg1Qb2xpY3lDaGFuZ2VkEg4KBnRlbmFudBgBIAEoCRIyCgdzdWJqZWN0GAIgASgOMiEudG9sbGdhdGUuZXZlbnRzLnYxLlBvbGljeVN1YmplY3QSDAoEbmFtZRgDIAEoCRIPCgd2ZXJzaW9uGAQgASgNEg8KB2RlbGV0ZWQYBSABKAgSEwoLYnVuZGxlX2hhc2gYBiABKAkSEgoKY2hhbmdlZF9ieRgHIAEoCSLEBAoNQ2FsbENvbXBsZXRlZBIPCgdjYWxsX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSMAoJcHJpbmNpcGFsGAMgASgLMh0udG9sbGdhdGUuY29tbW9uLnYxLlByaW5jaXBhbBIMCgR0b29sGAQgASgJEhQKDHRvb2xfdmVyc2lvbhgFIAEoCRIQCghyZXNvdXJjZRgGIAEoCRIYChByZXNvdXJjZV92ZXJzaW9uGAcgASgNEioKCWFyZ3VtZW50cxgIIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSNAoIZGVjaXNpb24YCSABKA4yIi50b2xsZ2F0ZS5wb2xpY3kudjEuRGVjaXNpb25FZmZlY3QSEgoKcG9saWN5X2lkcxgKIAMoCRITCgthcHByb3ZhbF9pZBgLIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYDCABKAkSLAoGc3RhdHVzGA0gASgOMhwudG9sbGdhdGUuY2FsbC52MS5DYWxsU3RhdHVzEigKBWVycm9yGA4gASgLMhkudG9sbGdhdGUuY29tbW9uLnYxLkVycm9yEigKBG1ldGEYDyABKAsyGi50b2xsZ2F0ZS5jYWxsLnYxLkNhbGxNZXRhEi4KCnN0YXJ0ZWRfYXQYECABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKC3NhdmVkX3F1ZXJ5GBEgASgLMiEudG9sbGdhdGUuZXZlbnRzLnYxLlNhdmVkUXVlcnlVc2UidQoNU2F2ZWRRdWVyeVVzZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCHJldmlzaW9uGAMgASgNEhQKDGNvbnRlbnRfaGFzaBgEIAEoCRIMCgR0b29sGAUgASgJEhQKDHRvb2xfdmVyc2lvbhgGIAEoCSLuAwoLQ2FsbFN0YXJ0ZWQSDwoHY2FsbF9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEjAKCXByaW5jaXBhbBgDIAEoCzIdLnRvbGxnYXRlLmNvbW1vbi52MS5QcmluY2lwYWwSDAoEdG9vbBgEIAEoCRIUCgx0b29sX3ZlcnNpb24YBSABKAkSEAoIcmVzb3VyY2UYBiABKAkSGAoQcmVzb3VyY2VfdmVyc2lvbhgHIAEoDRIqCglhcmd1bWVudHMYCCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjQKCGRlY2lzaW9uGAkgASgOMiIudG9sbGdhdGUucG9saWN5LnYxLkRlY2lzaW9uRWZmZWN0EhIKCnBvbGljeV9pZHMYCiADKAkSEwoLYXBwcm92YWxfaWQYCyABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAwgASgJEi4KCnN0YXJ0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGRlYWRsaW5lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2CgtzYXZlZF9xdWVyeRgPIAEoCzIhLnRvbGxnYXRlLmV2ZW50cy52MS5TYXZlZFF1ZXJ5VXNlItsCCgpDYWxsRGVuaWVkEg8KB2NhbGxfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRIwCglwcmluY2lwYWwYAyABKAsyHS50b2xsZ2F0ZS5jb21tb24udjEuUHJpbmNpcGFsEgwKBHRvb2wYBCABKAkSEAoIcmVzb3VyY2UYBSABKAkSGAoQcmVzb3VyY2VfdmVyc2lvbhgGIAEoDRIqCglhcmd1bWVudHMYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCGRlY2lzaW9uGAggASgLMhwudG9sbGdhdGUucG9saWN5LnYxLkRlY2lzaW9uEigKBWVycm9yGAkgASgLMhkudG9sbGdhdGUuY29tbW9uLnYxLkVycm9yEjYKC3NhdmVkX3F1ZXJ5GAogASgLMiEudG9sbGdhdGUuZXZlbnRzLnYxLlNhdmVkUXVlcnlVc2UiQwoRQXBwcm92YWxSZXF1ZXN0ZWQSLgoIYXBwcm92YWwYASABKAsyHC50b2xsZ2F0ZS5wb2xpY3kudjEuQXBwcm92YWwiQQoPQXBwcm92YWxEZWNpZGVkEi4KCGFwcHJvdmFsGAEgASgLMhwudG9sbGdhdGUucG9saWN5LnYxLkFwcHJvdmFsIuMBCg1NZW1vcnlXcml0dGVuEg4KBnRlbmFudBgBIAEoCRINCgVhZ2VudBgCIAEoCRIMCgR1c2VyGAMgASgJEjAKBGtpbmQYBCABKA4yIi50b2xsZ2F0ZS5ldmVudHMudjEuTWVtb3J5SXRlbUtpbmQSCgoCaWQYBSABKAkSDwoHdmVyc2lvbhgGIAEoDRIuCgV3cml0ZRgHIAEoDjIfLnRvbGxnYXRlLmV2ZW50cy52MS5NZW1vcnlXcml0ZRISCgpzZXNzaW9uX2lkGAggASgJEhIKCndyaXR0ZW5fYnkYCSABKAkikQEKC1Rvb2xzTGlzdGVkEhIKCnNlc3Npb25faWQYASABKAkSMAoJcHJpbmNpcGFsGAIgASgLMh0udG9sbGdhdGUuY29tbW9uLnYxLlByaW5jaXBhbBIuCgV0b29scxgDIAMoCzIfLnRvbGxnYXRlLmV2ZW50cy52MS5PZmZlcmVkVG9vbBIMCgR0YXNrGAQgASgJIlgKC09mZmVyZWRUb29sEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIQCghyZXNvdXJjZRgDIAEoCRIYChByZXNvdXJjZV92ZXJzaW9uGAQgASgNIqoBCg1Ub29sV2l0aGRyYXduEg4KBnRlbmFudBgBIAEoCRITCgtlbnZpcm9ubWVudBgCIAEoCRIQCghyZXNvdXJjZRgDIAEoCRIYChByZXNvdXJjZV92ZXJzaW9uGAQgASgNEhEKCW9wZXJhdGlvbhgFIAEoCRI1CgdjaGFuZ2VzGAYgAygLMiQudG9sbGdhdGUuZXZlbnRzLnYxLkRlZmluaXRpb25DaGFuZ2UiPgoQRGVmaW5pdGlvbkNoYW5nZRIMCgRwYXJ0GAEgASgJEg4KBnBpbm5lZBgCIAEoCRIMCgRsaXZlGAMgASgJKowBCg5SZXNvdXJjZUNoYW5nZRIfChtSRVNPVVJDRV9DSEFOR0VfVU5TUEVDSUZJRUQQABIbChdSRVNPVVJDRV9DSEFOR0VfQVBQTElFRBABEh8KG1JFU09VUkNFX0NIQU5HRV9ST0xMRURfQkFDSxACEhsKF1JFU09VUkNFX0NIQU5HRV9ERUxFVEVEEAMqZAoNUG9saWN5U3ViamVjdBIeChpQT0xJQ1lfU1VCSkVDVF9VTlNQRUNJRklFRBAAEhkKFVBPTElDWV9TVUJKRUNUX1BPTElDWRABEhgKFFBPTElDWV9TVUJKRUNUX0FHRU5UEAIqzwEKDk1lbW9yeUl0ZW1LaW5kEiAKHE1FTU9SWV9JVEVNX0tJTkRfVU5TUEVDSUZJRUQQABIcChhNRU1PUllfSVRFTV9LSU5EX1NFU1NJT04QARIfChtNRU1PUllfSVRFTV9LSU5EX1BSRUZFUkVOQ0UQAhIeChpNRU1PUllfSVRFTV9LSU5EX0NBTkRJREFURRADEiAKHE1FTU9SWV9JVEVNX0tJTkRfU0FWRURfUVVFUlkQBBIaChZNRU1PUllfSVRFTV9LSU5EX1NLSUxMEAUq5gEKC01lbW9yeVdyaXRlEhwKGE1FTU9SWV9XUklURV9VTlNQRUNJRklFRBAAEhgKFE1FTU9SWV9XUklURV9DUkVBVEVEEAESGAoUTUVNT1JZX1dSSVRFX1VQREFURUQQAhIZChVNRU1PUllfV1JJVEVfUFJPUE9TRUQQAxIaChZNRU1PUllfV1JJVEVfQ09ORklSTUVEEAQSGQoVTUVNT1JZX1dSSVRFX0FQUFJPVkVEEAUSGQoVTUVNT1JZX1dSSVRFX1JFSkVDVEVEEAYSGAoUTUVNT1JZX1dSSVRFX0RFTEVURUQQB2IGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_tollgate_call_v1_call, file_tollgate_common_v1_common, file_tollgate_policy_v1_policy]);
 
 /**
  * Every message on stream `TOLLGATE_EVENTS` (subjects `tollgate.v1.evt.<area>.<event>`) is one
@@ -116,6 +116,18 @@ export type EventEnvelope = Message<"tollgate.events.v1.EventEnvelope"> & {
      */
     value: ToolsListed;
     case: "toolsListed";
+  } | {
+    /**
+     * @generated from field: tollgate.events.v1.CallStarted call_started = 18;
+     */
+    value: CallStarted;
+    case: "callStarted";
+  } | {
+    /**
+     * @generated from field: tollgate.events.v1.ToolWithdrawn tool_withdrawn = 19;
+     */
+    value: ToolWithdrawn;
+    case: "toolWithdrawn";
   } | { case: undefined; value?: undefined };
 };
 
@@ -403,6 +415,104 @@ export const SavedQueryUseSchema: GenMessage<SavedQueryUse> = /*@__PURE__*/
   messageDesc(file_tollgate_events_v1_events, 4);
 
 /**
+ * `call.started`: a decided, validated call is about to reach its upstream (write-ahead). It is
+ * stored before the call is answered (for a write, before the upstream is touched); its pair is
+ * the `call.completed` with the same call id. A started call with no completion by `deadline`
+ * ended with its outcome unknown (its executor stopped mid-way).
+ *
+ * @generated from message tollgate.events.v1.CallStarted
+ */
+export type CallStarted = Message<"tollgate.events.v1.CallStarted"> & {
+  /**
+   * @generated from field: string call_id = 1;
+   */
+  callId: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: tollgate.common.v1.Principal principal = 3;
+   */
+  principal?: Principal | undefined;
+
+  /**
+   * As in CallCompleted: the base tool of an expanded saved-query call.
+   *
+   * @generated from field: string tool = 4;
+   */
+  tool: string;
+
+  /**
+   * @generated from field: string tool_version = 5;
+   */
+  toolVersion: string;
+
+  /**
+   * @generated from field: string resource = 6;
+   */
+  resource: string;
+
+  /**
+   * @generated from field: uint32 resource_version = 7;
+   */
+  resourceVersion: number;
+
+  /**
+   * Arguments of `tool` with redaction applied (as in CallCompleted).
+   *
+   * @generated from field: google.protobuf.Struct arguments = 8;
+   */
+  arguments?: JsonObject | undefined;
+
+  /**
+   * @generated from field: tollgate.policy.v1.DecisionEffect decision = 9;
+   */
+  decision: DecisionEffect;
+
+  /**
+   * @generated from field: repeated string policy_ids = 10;
+   */
+  policyIds: string[];
+
+  /**
+   * @generated from field: string approval_id = 11;
+   */
+  approvalId: string;
+
+  /**
+   * @generated from field: string idempotency_key = 12;
+   */
+  idempotencyKey: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp started_at = 13;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * When the executor stops waiting for the upstream; the completion is due by then.
+   *
+   * @generated from field: google.protobuf.Timestamp deadline = 14;
+   */
+  deadline?: Timestamp | undefined;
+
+  /**
+   * @generated from field: tollgate.events.v1.SavedQueryUse saved_query = 15;
+   */
+  savedQuery?: SavedQueryUse | undefined;
+};
+
+/**
+ * Describes the message tollgate.events.v1.CallStarted.
+ * Use `create(CallStartedSchema)` to create a new message.
+ */
+export const CallStartedSchema: GenMessage<CallStarted> = /*@__PURE__*/
+  messageDesc(file_tollgate_events_v1_events, 5);
+
+/**
  * `call.denied`: authentication or policy refused a call before it ran.
  *
  * @generated from message tollgate.events.v1.CallDenied
@@ -474,7 +584,7 @@ export type CallDenied = Message<"tollgate.events.v1.CallDenied"> & {
  * Use `create(CallDeniedSchema)` to create a new message.
  */
 export const CallDeniedSchema: GenMessage<CallDenied> = /*@__PURE__*/
-  messageDesc(file_tollgate_events_v1_events, 5);
+  messageDesc(file_tollgate_events_v1_events, 6);
 
 /**
  * `approval.requested`: a call was parked for a person to decide.
@@ -493,7 +603,7 @@ export type ApprovalRequested = Message<"tollgate.events.v1.ApprovalRequested"> 
  * Use `create(ApprovalRequestedSchema)` to create a new message.
  */
 export const ApprovalRequestedSchema: GenMessage<ApprovalRequested> = /*@__PURE__*/
-  messageDesc(file_tollgate_events_v1_events, 6);
+  messageDesc(file_tollgate_events_v1_events, 7);
 
 /**
  * `approval.decided`: an approval was approved, rejected or expired.
@@ -512,7 +622,7 @@ export type ApprovalDecided = Message<"tollgate.events.v1.ApprovalDecided"> & {
  * Use `create(ApprovalDecidedSchema)` to create a new message.
  */
 export const ApprovalDecidedSchema: GenMessage<ApprovalDecided> = /*@__PURE__*/
-  messageDesc(file_tollgate_events_v1_events, 7);
+  messageDesc(file_tollgate_events_v1_events, 8);
 
 /**
  * `memory.written`: a memory item changed. Carries identifiers, not content.
@@ -573,7 +683,7 @@ export type MemoryWritten = Message<"tollgate.events.v1.MemoryWritten"> & {
  * Use `create(MemoryWrittenSchema)` to create a new message.
  */
 export const MemoryWrittenSchema: GenMessage<MemoryWritten> = /*@__PURE__*/
-  messageDesc(file_tollgate_events_v1_events, 8);
+  messageDesc(file_tollgate_events_v1_events, 9);
 
 /**
  * `tools.listed`: tools were handed to an agent. Records what the agent was offered, so a
@@ -610,7 +720,7 @@ export type ToolsListed = Message<"tollgate.events.v1.ToolsListed"> & {
  * Use `create(ToolsListedSchema)` to create a new message.
  */
 export const ToolsListedSchema: GenMessage<ToolsListed> = /*@__PURE__*/
-  messageDesc(file_tollgate_events_v1_events, 9);
+  messageDesc(file_tollgate_events_v1_events, 10);
 
 /**
  * One tool as offered: enough to find the exact definition the agent held.
@@ -648,7 +758,89 @@ export type OfferedTool = Message<"tollgate.events.v1.OfferedTool"> & {
  * Use `create(OfferedToolSchema)` to create a new message.
  */
 export const OfferedToolSchema: GenMessage<OfferedTool> = /*@__PURE__*/
-  messageDesc(file_tollgate_events_v1_events, 10);
+  messageDesc(file_tollgate_events_v1_events, 11);
+
+/**
+ * `tool.withdrawn`: an executor found that the live system no longer matches what a resource
+ * version pinned for one operation (an upstream changed a tool's definition after it was
+ * confirmed), and refuses that operation for every caller until a new version pins it again.
+ *
+ * @generated from message tollgate.events.v1.ToolWithdrawn
+ */
+export type ToolWithdrawn = Message<"tollgate.events.v1.ToolWithdrawn"> & {
+  /**
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+
+  /**
+   * @generated from field: string environment = 2;
+   */
+  environment: string;
+
+  /**
+   * @generated from field: string resource = 3;
+   */
+  resource: string;
+
+  /**
+   * The version current at the executor when it withdrew the operation.
+   *
+   * @generated from field: uint32 resource_version = 4;
+   */
+  resourceVersion: number;
+
+  /**
+   * The operation (and tool name suffix) withdrawn.
+   *
+   * @generated from field: string operation = 5;
+   */
+  operation: string;
+
+  /**
+   * What changed, part by part (`description`, `inputSchema`, …), as people read it.
+   *
+   * @generated from field: repeated tollgate.events.v1.DefinitionChange changes = 6;
+   */
+  changes: DefinitionChange[];
+};
+
+/**
+ * Describes the message tollgate.events.v1.ToolWithdrawn.
+ * Use `create(ToolWithdrawnSchema)` to create a new message.
+ */
+export const ToolWithdrawnSchema: GenMessage<ToolWithdrawn> = /*@__PURE__*/
+  messageDesc(file_tollgate_events_v1_events, 12);
+
+/**
+ * One part of a pinned definition and what the live system shows instead (each at most ~400
+ * characters, cut with an ellipsis).
+ *
+ * @generated from message tollgate.events.v1.DefinitionChange
+ */
+export type DefinitionChange = Message<"tollgate.events.v1.DefinitionChange"> & {
+  /**
+   * @generated from field: string part = 1;
+   */
+  part: string;
+
+  /**
+   * @generated from field: string pinned = 2;
+   */
+  pinned: string;
+
+  /**
+   * @generated from field: string live = 3;
+   */
+  live: string;
+};
+
+/**
+ * Describes the message tollgate.events.v1.DefinitionChange.
+ * Use `create(DefinitionChangeSchema)` to create a new message.
+ */
+export const DefinitionChangeSchema: GenMessage<DefinitionChange> = /*@__PURE__*/
+  messageDesc(file_tollgate_events_v1_events, 13);
 
 /**
  * What made a new resource version.
