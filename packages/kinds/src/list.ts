@@ -6,11 +6,13 @@ import type { Connector } from '@tollgate/core';
 import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
 import { httpConnector } from '@tollgate/connector-http';
 import { mcpConnector } from '@tollgate/connector-mcp';
+import { mysqlConnector } from '@tollgate/connector-mysql';
 import { postgresConnector } from '@tollgate/connector-postgres';
 
 export const resourceConnectors: readonly Connector[] = [
   elasticsearchConnector,
   httpConnector,
   mcpConnector,
+  mysqlConnector,
   postgresConnector,
 ];

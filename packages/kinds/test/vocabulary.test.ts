@@ -35,6 +35,17 @@ const WORDS: Record<string, { folder: string; words: string[] }> = {
     folder: 'packages/connectors/http/',
     words: ['openapi', 'operationid', 'requestbody', 'swagger'],
   },
+  mysql: {
+    folder: 'packages/connectors/mysql/',
+    words: [
+      'mysql',
+      'mariadb',
+      'mysql2',
+      'max_execution_time',
+      'max_statement_time',
+      'auto_increment',
+    ],
+  },
   postgres: {
     folder: 'packages/connectors/postgres/',
     words: ['postgres', 'postgresql', 'pg_catalog', 'pg_stat_statements', 'ilike', 'timestamptz'],

@@ -63,8 +63,8 @@ describe('postgres compile', () => {
     );
     expect(compiled.native).toMatchObject({
       statement: {
-        text: 'SELECT "id", "name", "placed_at", "placed_at" AS "__k0", "id" AS "__k1" FROM "shop"."orders" WHERE "tenant" = $2 AND "name" ILIKE $1 ESCAPE \'!\' ORDER BY "placed_at" DESC, "id" ASC LIMIT 6',
-        values: ["50!%!_o'k%", 'alpha'],
+        text: 'SELECT "id", "name", "placed_at", "placed_at" AS "__k0", "id" AS "__k1" FROM "shop"."orders" WHERE "tenant" = $1 AND "name" ILIKE $2 ESCAPE \'!\' ORDER BY "placed_at" DESC, "id" ASC LIMIT 6',
+        values: ['alpha', "50!%!_o'k%"],
       },
     });
   });
@@ -73,8 +73,8 @@ describe('postgres compile', () => {
     const compiled = compilePostgres('get', { id: '9223372036854775807' }, call);
     expect(compiled.native).toMatchObject({
       statement: {
-        text: 'SELECT "id", "name", "placed_at" FROM "shop"."orders" WHERE "tenant" = $2 AND "id" = $1 LIMIT 1',
-        values: ['9223372036854775807', 'alpha'],
+        text: 'SELECT "id", "name", "placed_at" FROM "shop"."orders" WHERE "tenant" = $1 AND "id" = $2 LIMIT 1',
+        values: ['alpha', '9223372036854775807'],
       },
     });
   });

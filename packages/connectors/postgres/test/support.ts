@@ -4,8 +4,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import pg from 'pg';
-import { parseCredentialSecret } from '@tollgate/core';
-import type { CredentialResolver } from '@tollgate/core';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
 
@@ -22,18 +20,7 @@ export function adminUrl(): string {
 
 export const admin = (): pg.Pool => new pg.Pool({ connectionString: adminUrl(), max: 2 });
 
-/** A name unique to this test run (schemas, roles). */
-export function unique(prefix: string): string {
-  return `${prefix}_${randomBytes(4).toString('hex')}`;
-}
-
-/** Where the test login's password lives: resolved like the executor would, from env. */
-export const testCredentials: CredentialResolver = (ref) => {
-  const name = ref.replace(/^env:\/\//, '');
-  const value = process.env[name];
-  if (value === undefined) return Promise.reject(new Error(`no ${name}`));
-  return Promise.resolve(parseCredentialSecret(value));
-};
+export { testCredentials, unique } from '../../sql/test/harness.js';
 
 /** Host, port and database of the admin DSN. */
 export function serverOf(): { host: string; port: number; database: string } {

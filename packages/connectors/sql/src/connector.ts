@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 
-import { TollgateError } from '@tollgate/core';
+import { TollgateError, callerLimits } from '@tollgate/core';
 import type {
   CompileContext,
   CompiledRequest,
@@ -62,6 +62,34 @@ export interface SqlDriver {
   close(): Promise<void>;
 }
 
+/** What a kind's driver module exports: the parts of `SqlDriver` that need the driver loaded. */
+export interface SqlRuntime {
+  discover: SqlDriver['discover'];
+  execute: SqlDriver['execute'];
+  closePools(): Promise<void>;
+  openPools(): number;
+}
+
+/**
+ * A driver whose module (`load`, e.g. `() => import('./runtime.js')`) loads with the first
+ * discovery or call, so reading the kind stays cheap; closing loads nothing that is not open.
+ */
+export function lazySqlDriver(
+  dialect: SqlDriver['dialect'],
+  load: () => Promise<SqlRuntime>,
+): SqlDriver {
+  return {
+    dialect,
+    discover: async (connection, target, credentials, options) =>
+      (await load()).discover(connection, target, credentials, options),
+    execute: async (request, options) => (await load()).execute(request, options),
+    close: async () => {
+      const { closePools, openPools } = await load();
+      if (openPools() > 0) await closePools();
+    },
+  };
+}
+
 /** The pool of a resource version: who owns it and where it points, never a secret. */
 export function poolKeyOf(descriptor: ResourceDescriptor): string {
   const { tenant, environment, name } = descriptor.metadata;
@@ -87,7 +115,16 @@ function resultOf(upstream: UpstreamResponse, resource: string): SqlResult {
 
 /** The connector of a SQL kind. */
 export function sqlConnector(kind: ResourceKind, driver: SqlDriver): Connector<SqlRequest> {
-  const offered = (ctx: CompileContext) => kind.operations(ctx.descriptor).map((op) => op.name);
+  // A resource version's operations are worked out once, not on every call.
+  const operations = new WeakMap<ResourceDescriptor, readonly string[]>();
+  const offered = (ctx: CompileContext): readonly string[] => {
+    let names = operations.get(ctx.descriptor);
+    if (names === undefined) {
+      names = kind.operations(ctx.descriptor).map((op) => op.name);
+      operations.set(ctx.descriptor, names);
+    }
+    return names;
+  };
   return {
     ...kind,
     async discover(spec, credentials, options = {}) {
@@ -104,10 +141,7 @@ export function sqlConnector(kind: ResourceKind, driver: SqlDriver): Connector<S
         resource: ctx.descriptor.metadata.name,
         connection: spec.connection,
         credentials: ctx.credentials,
-        ...(ctx.deadline === undefined ? {} : { deadline: ctx.deadline }),
-        ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
-        ...(ctx.maxAttempts === undefined ? {} : { maxAttempts: ctx.maxAttempts }),
-        ...(ctx.backoffMs === undefined ? {} : { backoffMs: ctx.backoffMs }),
+        ...callerLimits(ctx),
       });
       return { status: 200, body: result, attempts, latencyMs };
     },

@@ -1,4 +1,8 @@
+import type { CalendarInterval } from '@tollgate/core';
+
 import type { SqlColumnType } from './model.js';
+
+export type { CalendarInterval };
 
 /**
  * What differs between SQL servers when compiling. Each kind supplies one, built on its
@@ -15,25 +19,18 @@ export interface SqlDialect {
    * as doubles).
    */
   parameter(index: number, type: SqlColumnType): string;
-  /** Case-insensitive pattern match: a case-insensitive operator or a `LIKE` under a case-insensitive collation. */
-  caseInsensitiveLike(column: string, parameter: string): string;
+  /**
+   * Case-insensitive pattern match: a case-insensitive operator, or a `LIKE` that accounts for
+   * the column's collation (`type.native` names it where the server reports one).
+   */
+  caseInsensitiveLike(column: string, parameter: string, type: SqlColumnType): string;
   /**
    * One `ORDER BY` key with nulls sorted last ascending and first descending (the SQL standard's usual
    * default), so keyset pagination reads the same on every server.
    */
   orderKey(column: string, order: 'asc' | 'desc', nullable: boolean): string;
-  /** `column` truncated to the start of its calendar `interval`, as a value of the column's type. */
-  truncateDate(column: string, interval: CalendarInterval): string;
+  /** `column` (of `type`) truncated to the start of its calendar `interval`, as a value of that type. */
+  truncateDate(column: string, interval: CalendarInterval, type: SqlColumnType): string;
   /** Rows inserted are returned by `RETURNING` where the server has it; otherwise the key is read back. */
   readonly returning: boolean;
 }
-
-export type CalendarInterval = 'hour' | 'day' | 'week' | 'month' | 'year';
-
-export const CALENDAR_INTERVALS: readonly CalendarInterval[] = [
-  'hour',
-  'day',
-  'week',
-  'month',
-  'year',
-];

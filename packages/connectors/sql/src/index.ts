@@ -1,6 +1,4 @@
-export { CALENDAR_INTERVALS } from './dialect.js';
 export type { CalendarInterval, SqlDialect } from './dialect.js';
-export { SQL_VALUE_CLASSES } from './model.js';
 export type {
   PinnedRow,
   SqlCapabilities,
@@ -39,21 +37,20 @@ export {
 } from './kind/model.js';
 export { sqlKind, sqlOperations } from './kind/kind.js';
 export type { SqlKindOptions } from './kind/kind.js';
-export { poolKeyOf, sqlConnector } from './connector.js';
-export type { SqlDriver, SqlExecuteOptions } from './connector.js';
+export { lazySqlDriver, poolKeyOf, sqlConnector } from './connector.js';
+export type { SqlDriver, SqlExecuteOptions, SqlRuntime } from './connector.js';
 export { compileSql, DEFAULT_TIMEOUT_MS } from './compile/compile.js';
 export type { SqlCompileContext, SqlPermissions } from './compile/context.js';
-export { escapeLike, LIKE_ESCAPE, MAX_FILTERS, MAX_IN_VALUES } from './compile/filters.js';
-export { filterOpsForColumn, SQL_FILTER_OPS } from './compile/operators.js';
+export { escapeLike, LIKE_ESCAPE } from './compile/filters.js';
+export { filterOpsForColumn } from './compile/operators.js';
 export type { SqlFilterOp } from './compile/operators.js';
 export { COUNT_CAP } from './compile/read.js';
-export { MAX_BUCKETS } from './compile/aggregate.js';
 export { checkValue, integerAsString, integerBounds, normalizeDatetime } from './compile/values.js';
 export { Violations } from '@tollgate/core';
 export { decodeDatetime, decodeValue } from './shape/decode.js';
 export { shapeSqlResult } from './shape/shape.js';
 export type { SqlResult, SqlShapeContext } from './shape/shape.js';
-export { columnCosts, parseEnumValues } from './discovery/catalog.js';
+export { catalogTable, columnCosts, parseEnumValues, typeWarnings } from './discovery/catalog.js';
 export type {
   CatalogColumn,
   CatalogTable,
@@ -66,8 +63,12 @@ export {
   supportedCapabilities,
   toDiscoveredSchema,
 } from './discovery/schema.js';
-export { withAttempts } from './execute/attempts.js';
-export type { AttemptPolicy, SqlFailure } from './execute/attempts.js';
+export { NETWORK_ERROR_CODES } from './execute/attempts.js';
+export { runSqlRequest, withDiscoverySession } from './execute/run.js';
+export { writeRow } from './execute/write.js';
+export type { SqlWritten } from './execute/write.js';
+export type { SqlExecution, SqlRunner } from './execute/run.js';
+export type { SqlFailure } from './execute/attempts.js';
 export { PoolCache } from './execute/pools.js';
 export type { Closable } from './execute/pools.js';
 export { resolveSqlCredential, sqlLogin } from './execute/login.js';

@@ -3,6 +3,9 @@
  * which operators they admit), the native type they came from, nullability, the primary key and
  * the indexes. Discovery builds it from the catalog; compile and shape read it. Plain data.
  */
+import type { CapabilitySet } from '@tollgate/core';
+
+import type { SqlColumnFacts, SqlFieldType } from './kind/spec.js';
 
 /**
  * How a column's values travel in JSON:
@@ -17,67 +20,25 @@
  * - `other`: a type without a faithful mapping (interval, inet, geometry …), returned as the
  *   server renders it and never filtered on.
  */
-export type SqlValueClass =
-  | 'string'
-  | 'integer'
-  | 'number'
-  | 'decimal'
-  | 'datetime'
-  | 'date'
-  | 'boolean'
-  | 'uuid'
-  | 'json'
-  | 'binary'
-  | 'array'
-  | 'other';
+export type SqlValueClass = SqlFieldType;
 
-export const SQL_VALUE_CLASSES: readonly SqlValueClass[] = [
-  'string',
-  'integer',
-  'number',
-  'decimal',
-  'datetime',
-  'date',
-  'boolean',
-  'uuid',
-  'json',
-  'binary',
-  'array',
-  'other',
-];
-
-/** A column's type as discovered: its class plus what bounds its values. */
-export interface SqlColumnType {
+/**
+ * A column's type as discovered: its class, the type as the server names it (e.g.
+ * `numeric(12,2)`, `timestamp with time zone`) and what bounds its values, in the words of the
+ * declared `column` facts.
+ */
+export interface SqlColumnType extends Pick<
+  SqlColumnFacts,
+  'bits' | 'unsigned' | 'precision' | 'scale' | 'maxLength' | 'enum' | 'timeZone'
+> {
   class: SqlValueClass;
-  /** The type as the server names it, e.g. `numeric(12,2)`, `timestamp with time zone`. */
   native: string;
-  /** integer: 8, 16, 24, 32 or 64. */
-  bits?: number;
-  /** integer: no negative values (`UNSIGNED`). */
-  unsigned?: boolean;
-  /** decimal: total digits and digits after the point, when the column fixes them. */
-  precision?: number;
-  scale?: number;
-  /** string: most characters. */
-  maxLength?: number;
-  /** string: the only values allowed (an enum type), in declaration order. */
-  enum?: string[];
-  /** datetime: values carry an instant (a timestamp with time zone) rather than a local time. */
-  timeZone?: boolean;
   /** array: the element type. */
   element?: SqlColumnType;
 }
 
 /** Capabilities an operator grants a column; all default to false. */
-export interface SqlCapabilities {
-  filterable?: boolean;
-  returnable?: boolean;
-  sortable?: boolean;
-  range?: boolean;
-  /** `prefix` and `contains` on string columns. */
-  searchable?: boolean;
-  aggregatable?: boolean;
-}
+export type SqlCapabilities = Partial<CapabilitySet>;
 
 /** One column as compile and shape see it: discovered type, nullability and granted capabilities. */
 export interface SqlColumn extends SqlCapabilities {

@@ -68,6 +68,11 @@ export interface SqlWriteRequest {
   insert?: SqlStatement;
   /** The primary key of the row written, as the agent named it (reported back). */
   key: Record<string, SqlParameter>;
+  /**
+   * insert, on a dialect without `RETURNING`: the single key column the agent left out, whose
+   * value the server assigns (auto-increment) and reports as the insert id.
+   */
+  insertId?: string;
 }
 
 export type SqlRequest = SqlReadRequest | SqlWriteRequest;

@@ -3,7 +3,7 @@
  * once per version) and the compile context of one call, with the row filter resolved to the
  * principal and the redactions that apply to them.
  */
-import { effectiveRedactions, TollgateError } from '@tollgate/core';
+import { CAPABILITIES, effectiveRedactions, TollgateError } from '@tollgate/core';
 import type { AccessSpec, CompileContext, ResourceDescriptor } from '@tollgate/core';
 
 import type { SqlDialect } from './dialect.js';
@@ -20,15 +20,6 @@ export interface SqlResourceSpec {
   schema: { fields: Record<string, SqlField> };
   access: AccessSpec;
 }
-
-const CAPABILITIES = [
-  'filterable',
-  'returnable',
-  'sortable',
-  'range',
-  'searchable',
-  'aggregatable',
-] as const;
 
 /** The SQL spec of a validated descriptor of either kind. */
 export function sqlSpec(descriptor: Pick<ResourceDescriptor, 'spec'>): SqlResourceSpec {

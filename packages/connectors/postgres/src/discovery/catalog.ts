@@ -1,4 +1,5 @@
 import { TollgateError } from '@tollgate/core';
+import { catalogTable, typeWarnings } from '@tollgate/connector-sql';
 import type {
   CatalogColumn,
   CatalogTable,
@@ -62,13 +63,7 @@ export async function readCatalog(
           }),
     });
     const name = String(row['name']);
-    if (type.class === 'other') {
-      warnings.push({
-        code: 'unsupported_type',
-        column: name,
-        message: `Column "${name}" has type ${type.native}, which has no faithful JSON form; it can be returned as text only.`,
-      });
-    }
+    warnings.push(...typeWarnings(name, type));
     const description = text(row['description']);
     return {
       name,
@@ -84,24 +79,16 @@ export async function readCatalog(
     unique: row['is_unique'] === true,
     primary: row['is_primary'] === true,
   }));
-  const primaryKey = indexes.find((index) => index.primary)?.columns ?? [];
   const relkind = String(head['relkind']);
   const kind = relkind === 'r' || relkind === 'p' ? 'table' : 'view';
-  if (kind === 'table' && primaryKey.length === 0) {
-    warnings.push({
-      code: 'no_primary_key',
-      message: `${schema}.${table} has no primary key: rows cannot be fetched or updated one by one, and search pages cannot continue.`,
-    });
-  }
   const description = text(head['description']);
-  return {
+  return catalogTable({
     schema,
     name: table,
     kind,
     ...(description === undefined ? {} : { description }),
     columns,
-    primaryKey,
     indexes,
     warnings,
-  };
+  });
 }

@@ -1,11 +1,10 @@
 import pg from 'pg';
 import type { CredentialResolver, DiscoverOptions } from '@tollgate/core';
-import { resolveSqlCredential, sqlLogin, withAttempts } from '@tollgate/connector-sql';
+import { withDiscoverySession } from '@tollgate/connector-sql';
 import type { CatalogTable, SqlConnection } from '@tollgate/connector-sql';
 
-import { classifyPgFailure } from '../execute/failure.js';
-import { DEFAULT_PORT, DSN_SCHEMES } from '../execute/execute.js';
-import { DEFAULT_TIMEOUT_MS, poolConfig } from '../execute/pools.js';
+import { PG_RUNNER } from '../execute/execute.js';
+import { poolConfig } from '../execute/pools.js';
 import { readCatalog } from './catalog.js';
 
 /**
@@ -19,19 +18,13 @@ export async function discoverPostgres(
   options: DiscoverOptions = {},
 ): Promise<CatalogTable> {
   const resource = `${target.schema ?? 'public'}.${target.table}`;
-  const credential = await resolveSqlCredential(connection, credentials, resource);
-  const login = sqlLogin(connection, credential, DSN_SCHEMES, DEFAULT_PORT);
-  const timeoutMs = options.timeoutMs ?? connection.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const { value } = await withAttempts(
-    {
-      resource,
-      idempotent: true,
-      timeoutMs,
-      maxAttempts: 2,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      classify: (err, cancelled) => classifyPgFailure(err, resource, cancelled),
-    },
-    async () => {
+  return withDiscoverySession(
+    PG_RUNNER,
+    connection,
+    credentials,
+    resource,
+    options,
+    async (login, timeoutMs) => {
       const client = new pg.Client({ ...poolConfig(login, { ...connection, timeoutMs }, true) });
       client.on('error', () => undefined);
       await client.connect();
@@ -42,5 +35,4 @@ export async function discoverPostgres(
       }
     },
   );
-  return value;
 }

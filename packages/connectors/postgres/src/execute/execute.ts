@@ -1,7 +1,8 @@
-import { TollgateError } from '@tollgate/core';
-import { resolveSqlCredential, sqlLogin, withAttempts } from '@tollgate/connector-sql';
+import { runSqlRequest, writeRow } from '@tollgate/connector-sql';
 import type {
   SqlExecuteOptions,
+  SqlExecution,
+  SqlRunner,
   SqlReadRequest,
   SqlRequest,
   SqlResult,
@@ -16,13 +17,6 @@ import { DEFAULT_TIMEOUT_MS, poolFor } from './pools.js';
 export const DSN_SCHEMES = ['postgres', 'postgresql'];
 export const DEFAULT_PORT = 5432;
 
-/** The result plus what the envelope reports. */
-export interface PgExecution {
-  result: SqlResult;
-  attempts: number;
-  latencyMs: number;
-}
-
 /**
  * Runs a compiled request. Reads go to a pool whose sessions are read-only
  * (`default_transaction_read_only`) with the resource's `statement_timeout`, one round trip
@@ -30,37 +24,20 @@ export interface PgExecution {
  * `BEGIN READ ONLY` with `SET LOCAL statement_timeout`. Writes run in one transaction on the
  * write pool, exactly once. Reads are retried on retryable failures.
  */
-export async function executePg(
-  request: SqlRequest,
-  options: SqlExecuteOptions,
-): Promise<PgExecution> {
-  const started = Date.now();
-  const credential = await resolveSqlCredential(
-    options.connection,
-    options.credentials,
-    options.resource,
-  );
-  const login = sqlLogin(options.connection, credential, DSN_SCHEMES, DEFAULT_PORT);
-  const timeoutMs = options.connection.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const pool = poolFor(options.poolKey, login, options.connection, request.mode);
-  const { value, attempts } = await withAttempts(
-    {
-      resource: options.resource,
-      idempotent: request.mode === 'read',
-      timeoutMs,
-      ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
-      ...(options.backoffMs === undefined ? {} : { backoffMs: options.backoffMs }),
-      classify: (err, cancelled) => classifyPgFailure(err, options.resource, cancelled),
-    },
-    (attemptMs) =>
-      request.mode === 'read'
-        ? read(pool, request, attemptMs, timeoutMs)
-        : write(pool, request, attemptMs),
-  );
-  return { result: value, attempts, latencyMs: Date.now() - started };
+export function executePg(request: SqlRequest, options: SqlExecuteOptions): Promise<SqlExecution> {
+  return runSqlRequest(PG_RUNNER, request, options);
 }
+
+/** PostgreSQL's part of a SQL request run (and of a discovery session). */
+export const PG_RUNNER: SqlRunner<pg.Pool> = {
+  dsnSchemes: DSN_SCHEMES,
+  defaultPort: DEFAULT_PORT,
+  defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+  pool: poolFor,
+  classify: classifyPgFailure,
+  read,
+  write,
+};
 
 function query(
   statement: SqlStatement,
@@ -104,29 +81,15 @@ async function write(
   const client = await pool.connect();
   try {
     await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.floor(attemptMs)}`);
-    let outcome: SqlResult | undefined;
-    if (request.update !== undefined) {
-      const updated = await client.query(query(request.update, attemptMs));
-      if ((updated.rowCount ?? 0) > 0)
-        outcome = { rows: [], affected: updated.rowCount ?? 0, wrote: 'updated' };
-    }
-    if (outcome === undefined && request.insert !== undefined) {
-      const inserted = await client.query(query(request.insert, attemptMs));
-      const generatedKey = inserted.rows[0] as Record<string, unknown> | undefined;
-      outcome = {
-        rows: [],
-        affected: inserted.rowCount ?? 0,
-        wrote: 'created',
-        ...(generatedKey === undefined ? {} : { generatedKey }),
-      };
-    }
-    if (outcome === undefined) {
-      await client.query('ROLLBACK');
-      throw new TollgateError(
-        'NOT_FOUND',
-        'No row with that key (or it is outside what you may change).',
-      );
-    }
+    const outcome = await writeRow(request, async (statement, insert) => {
+      const done = await client.query(query(statement, attemptMs));
+      const generatedKey = insert
+        ? (done.rows[0] as Record<string, unknown> | undefined)
+        : undefined;
+      return generatedKey === undefined
+        ? { affected: done.rowCount ?? 0 }
+        : { affected: done.rowCount ?? 0, generatedKey };
+    });
     await client.query('COMMIT');
     return outcome;
   } catch (err) {

@@ -1,15 +1,5 @@
+import { NETWORK_ERROR_CODES } from '@tollgate/connector-sql';
 import type { SqlFailure } from '@tollgate/connector-sql';
-
-const NETWORK = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EPIPE',
-  'EAI_AGAIN',
-]);
 
 /**
  * Classifies a `pg` failure by SQLSTATE (or socket error code). The message is written here,
@@ -36,7 +26,7 @@ export function classifyPgFailure(err: unknown, resource: string, cancelled: boo
     });
   }
   if (
-    NETWORK.has(code) ||
+    NETWORK_ERROR_CODES.has(code) ||
     code.startsWith('08') ||
     ['57P01', '57P02', '57P03', '53300', '53400'].includes(code) ||
     /Connection terminated|connect/i.test(message)

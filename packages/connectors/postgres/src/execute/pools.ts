@@ -43,11 +43,7 @@ export function poolConfig(
   ];
   if (readonly) settings.push('-c default_transaction_read_only=on');
   return {
-    host: login.host,
-    port: login.port,
-    database: login.database,
-    user: login.user,
-    ...(login.password === undefined ? {} : { password: login.password }),
+    ...login,
     max: connection.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     statement_timeout: timeoutMs,
     idle_in_transaction_session_timeout: timeoutMs * 2,

@@ -20,4 +20,5 @@ export const postgresKind: ResourceKind = sqlKind({
   scheme: 'postgres',
   defaultPort: POSTGRES_PORT,
   defaultSchema: 'public',
+  mention: { about: /\b(?:postgres(?:ql)?|pg)\b/i, namePrefix: 'pg' },
 });

@@ -1,29 +1,29 @@
-import { CALENDAR_INTERVALS } from '../dialect.js';
-import type { CalendarInterval } from '../dialect.js';
+import {
+  checkAggregationField,
+  checkAggregationKind,
+  checkBucketSize,
+  checkInterval,
+  checkKeys,
+  isNumericClass,
+  isScalarClass,
+  MAX_BUCKETS,
+  oneOf,
+  own,
+  Violations,
+} from '@tollgate/core';
+import type { AggregationKind, CalendarInterval } from '@tollgate/core';
+
 import type { SqlColumn, SqlColumnType } from '../model.js';
 import type { AggregateFunction, AggregatePlan, OutputColumn, SqlReadRequest } from '../native.js';
 import { columnOf, redactionOf } from './context.js';
 import type { SqlCompileContext } from './context.js';
 import { compileFilters } from './filters.js';
-import { isComparableClass, isNumericClass, isOrderedClass } from './operators.js';
+import { traitsOfColumn } from './operators.js';
 import { whereClause } from './read.js';
 import { qualifiedName, StatementBuilder } from './statement.js';
-import { checkKeys, oneOf, own, Violations } from '@tollgate/core';
 
-export const DEFAULT_BUCKETS = 10;
-/** Most buckets any aggregation returns. */
-export const MAX_BUCKETS = 100;
 export const MAX_GROUP_BY = 2;
 export const MAX_METRICS = 5;
-
-/** The table family's single-field aggregations. */
-export type FieldAggregation = 'terms' | 'date_histogram' | 'stats' | 'cardinality';
-const FIELD_AGGREGATIONS: readonly FieldAggregation[] = [
-  'terms',
-  'date_histogram',
-  'stats',
-  'cardinality',
-];
 const FUNCTIONS: readonly Exclude<AggregateFunction, 'count_distinct'>[] = [
   'count',
   'sum',
@@ -41,7 +41,7 @@ interface Metric {
   column?: SqlColumn;
 }
 interface Plan {
-  kind: FieldAggregation | 'group';
+  kind: AggregationKind | 'group';
   groups: Group[];
   metrics: Metric[];
   size: number;
@@ -62,20 +62,20 @@ export function aggregatableColumns(
     .filter((name) => {
       const column = columnOf(ctx, name);
       if (column?.aggregatable !== true || redactionOf(ctx, name) !== undefined) return false;
-      const type = column.type.class;
+      const traits = traitsOfColumn(column);
       switch (use) {
         case 'group':
         case 'count_distinct':
         case 'count':
-          return isComparableClass(type);
+          return isScalarClass(traits);
         case 'histogram':
-          return type === 'date' || type === 'datetime';
+          return traits.valueClass === 'date' || traits.valueClass === 'datetime';
         case 'sum':
         case 'avg':
-          return isNumericClass(type);
+          return isNumericClass(traits);
         case 'min':
         case 'max':
-          return isOrderedClass(type) && type !== 'boolean';
+          return isScalarClass(traits) && traits.valueClass !== 'boolean';
       }
     })
     .sort();
@@ -119,11 +119,8 @@ function fieldPlan(
   ctx: SqlCompileContext,
   violations: Violations,
 ): Plan | undefined {
-  const kind = own(spec, 'kind');
-  if (typeof kind !== 'string' || !FIELD_AGGREGATIONS.includes(kind as FieldAggregation)) {
-    violations.add('aggregation.kind', 'unknown aggregation kind', oneOf(FIELD_AGGREGATIONS), kind);
-    return undefined;
-  }
+  const kind = checkAggregationKind(own(spec, 'kind'), violations);
+  if (kind === undefined) return undefined;
   for (const key of ['groupBy', 'metrics']) {
     if (own(spec, key) !== undefined && own(spec, key) !== null) {
       violations.add(`aggregation.${key}`, `${key} goes without "kind"`, 'null', own(spec, key));
@@ -139,37 +136,12 @@ function fieldPlan(
           : 'count_distinct';
   const allowed =
     kind === 'stats' ? aggregatableColumns(ctx, 'sum') : aggregatableColumns(ctx, use);
-  const field = own(spec, 'field');
-  const column =
-    typeof field === 'string' && allowed.includes(field) ? columnOf(ctx, field) : undefined;
-  if (column === undefined) {
-    const message =
-      typeof field === 'string'
-        ? `field "${field}" cannot be used in a ${kind} aggregation`
-        : 'expected a field name';
-    violations.add('aggregation.field', message, oneOf(allowed), field);
-  }
-  const size = checkSize(own(spec, 'size'), kind === 'terms', violations);
-  const interval = own(spec, 'interval');
-  if (kind === 'date_histogram') {
-    if (!CALENDAR_INTERVALS.includes(interval as CalendarInterval)) {
-      violations.add(
-        'aggregation.interval',
-        'date_histogram needs a calendar interval',
-        oneOf(CALENDAR_INTERVALS),
-        interval,
-      );
-    }
-  } else if (interval !== undefined && interval !== null) {
-    violations.add(
-      'aggregation.interval',
-      'interval applies to date_histogram only',
-      'null',
-      interval,
-    );
-  }
+  const field = checkAggregationField(own(spec, 'field'), kind, allowed, violations);
+  const column = field === undefined ? undefined : columnOf(ctx, field);
+  const size = checkBucketSize(own(spec, 'size'), kind === 'terms', NO_BUCKETS, violations);
+  const interval = checkInterval(own(spec, 'interval'), kind, violations);
   if (column === undefined) return undefined;
-  switch (kind as FieldAggregation) {
+  switch (kind) {
     case 'terms':
       return {
         kind: 'terms',
@@ -295,25 +267,11 @@ function groupingPlan(
       'distinct metrics',
       rawMetrics,
     );
-  const size = checkSize(own(spec, 'size'), groups.length > 0, violations);
+  const size = checkBucketSize(own(spec, 'size'), groups.length > 0, NO_BUCKETS, violations);
   return { kind: 'group', groups, metrics, size: groups.length === 0 ? 1 : size, byCount: true };
 }
 
-function checkSize(raw: unknown, applies: boolean, violations: Violations): number {
-  if (raw === undefined || raw === null) return DEFAULT_BUCKETS;
-  const expected = `integer from 1 to ${MAX_BUCKETS}`;
-  if (!applies)
-    violations.add(
-      'aggregation.size',
-      'size applies to aggregations with buckets only',
-      'null',
-      raw,
-    );
-  else if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > MAX_BUCKETS) {
-    violations.add('aggregation.size', `size must be an ${expected}`, expected, raw);
-  }
-  return typeof raw === 'number' ? raw : DEFAULT_BUCKETS;
-}
+const NO_BUCKETS = 'size applies to aggregations with buckets only';
 
 /** `count`, `count_distinct_<col>`, `sum_<col>`, …: the key a metric has in a bucket. */
 export function metricName(metric: Metric): string {
@@ -340,7 +298,7 @@ function renderPlan(
   const groupExpressions = plan.groups.map((group) =>
     group.interval === undefined
       ? sql.id(group.column.name)
-      : ctx.dialect.truncateDate(sql.id(group.column.name), group.interval),
+      : ctx.dialect.truncateDate(sql.id(group.column.name), group.interval, group.column.type),
   );
   const groups: OutputColumn[] = plan.groups.map((group, i) => ({
     name: `g${i}`,

@@ -2,15 +2,20 @@ import type { SqlColumn } from '../model.js';
 import type { SqlParameter } from '../native.js';
 import { columnOf } from './context.js';
 import type { SqlCompileContext } from './context.js';
-import { filterOpsForColumn, SQL_FILTER_OPS } from './operators.js';
+import { filterOpsForColumn } from './operators.js';
 import type { SqlFilterOp } from './operators.js';
 import type { StatementBuilder } from './statement.js';
 import { checkValue } from './values.js';
-import { checkKeys, describeValue, oneOf, own } from '@tollgate/core';
+import {
+  checkFilterList,
+  checkFilterOp,
+  checkKeys,
+  checkValueList,
+  MAX_IN_VALUES,
+  oneOf,
+  own,
+} from '@tollgate/core';
 import type { Violations } from '@tollgate/core';
-
-export const MAX_FILTERS = 20;
-export const MAX_IN_VALUES = 100;
 /** The escape character of every LIKE pattern the compiler writes. */
 export const LIKE_ESCAPE = '!';
 
@@ -30,19 +35,10 @@ export function compileFilters(
   sql: StatementBuilder,
   violations: Violations,
 ): string[] {
-  if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) {
-    violations.add('filters', 'expected an array of filters', 'array', raw);
-    return [];
-  }
-  if (raw.length > MAX_FILTERS) {
-    const expected = `at most ${MAX_FILTERS} filters`;
-    violations.add('filters', `${expected} allowed`, expected, raw);
-    return [];
-  }
+  const entries = checkFilterList(raw, violations);
   const filterable = new Set(ctx.permissions.filterableFields);
   const conditions: string[] = [];
-  raw.forEach((entry: unknown, index) => {
+  entries?.forEach((entry: unknown, index) => {
     const path = `filters[${index}]`;
     if (!checkKeys(entry, ['field', 'op', 'value'], path, violations)) return;
     const field = own(entry, 'field');
@@ -55,19 +51,8 @@ export function compileFilters(
       violations.add(`${path}.field`, message, oneOf(filterableNames(ctx)), field);
       return;
     }
-    const op = own(entry, 'op');
-    if (
-      typeof op !== 'string' ||
-      !SQL_FILTER_OPS.includes(op as SqlFilterOp) ||
-      !allowed.includes(op as SqlFilterOp)
-    ) {
-      const message =
-        typeof op === 'string'
-          ? `op ${describeValue(op)} is not allowed on ${column.type.class} field "${field}"`
-          : 'expected an operator';
-      violations.add(`${path}.op`, message, oneOf(allowed), op);
-      return;
-    }
+    const op = checkFilterOp(own(entry, 'op'), allowed, field, column.type.class, path, violations);
+    if (op === undefined) return;
     const condition = compileFilter(
       column,
       op as SqlFilterOp,
@@ -146,7 +131,7 @@ function compileFilter(
       const pattern =
         op === 'prefix' ? `${escapeLike(String(text))}%` : `%${escapeLike(String(text))}%`;
       const parameter = sql.bind(pattern, { class: 'string', native: 'text' });
-      return `${sql.dialect.caseInsensitiveLike(id, parameter)} ESCAPE '${LIKE_ESCAPE}'`;
+      return `${sql.dialect.caseInsensitiveLike(id, parameter, column.type)} ESCAPE '${LIKE_ESCAPE}'`;
     }
     default: {
       const scalar = one();
@@ -165,18 +150,9 @@ function checkList(
   min: number,
   max: number,
 ): SqlParameter[] | undefined {
-  const expected =
-    min === max ? `array of exactly ${min} values` : `array of ${min} to ${max} values`;
-  if (!Array.isArray(value) || value.length < min || value.length > max) {
-    const got = Array.isArray(value) ? `, got ${value.length}` : '';
-    violations.add(path, `expected an ${expected}${got}`, expected, value);
-    return undefined;
-  }
-  const before = violations.count;
-  const items = value.map((item: unknown, index) =>
-    checkValue(item, column.type, `${path}[${index}]`, violations),
+  return checkValueList(value, min, max, path, violations, (item, itemPath) =>
+    checkValue(item, column.type, itemPath, violations),
   );
-  return violations.count === before ? (items as SqlParameter[]) : undefined;
 }
 
 /** Orders two checked values of one column (decimal and 64-bit strings compared exactly). */

@@ -1,63 +1,24 @@
 import { DEFAULT_LIMITS, filterOpsOf } from '@tollgate/core';
-import type { FieldSpec } from '@tollgate/core';
+import type { FieldSpec, FieldTraits, FilterOp } from '@tollgate/core';
 
 import { sqlTableModel, traitsOfType } from '../kind/model.js';
-import type { SqlColumn, SqlValueClass } from '../model.js';
+import type { SqlColumn } from '../model.js';
 
 /**
  * The filter operators of the table family that SQL columns use. `prefix` and `contains` match
  * case-insensitively with the agent's `%`, `_` and `!` taken literally; `is_null` takes
  * `true` (IS NULL) or `false` (IS NOT NULL); `exists` is `is_null: false`.
  */
-export type SqlFilterOp =
-  | 'eq'
-  | 'in'
-  | 'exists'
-  | 'is_null'
-  | 'gt'
-  | 'gte'
-  | 'lt'
-  | 'lte'
-  | 'between'
-  | 'prefix'
-  | 'contains';
+export type SqlFilterOp = Exclude<FilterOp, 'match'>;
 
-export const SQL_FILTER_OPS: readonly SqlFilterOp[] = [
-  'eq',
-  'in',
-  'exists',
-  'is_null',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'between',
-  'prefix',
-  'contains',
-];
-
-const ORDERED: ReadonlySet<SqlValueClass> = new Set([
-  'integer',
-  'number',
-  'decimal',
-  'datetime',
-  'date',
-]);
-const COMPARABLE: ReadonlySet<SqlValueClass> = new Set([...ORDERED, 'string', 'uuid', 'boolean']);
-
-/** Classes whose values have an order (ranges, min/max, sorting, keyset pagination). */
-export function isOrderedClass(type: SqlValueClass): boolean {
-  return ORDERED.has(type) || type === 'string' || type === 'uuid' || type === 'boolean';
+/** A column's type in the table family's words (what its values are, whether null is one). */
+export function traitsOfColumn(column: SqlColumn): FieldTraits {
+  return traitsOfType(column.type, column.nullable);
 }
 
-/** Classes with an arithmetic mean and sum. */
-export function isNumericClass(type: SqlValueClass): boolean {
-  return type === 'integer' || type === 'number' || type === 'decimal';
-}
-
-/** Classes a value can be compared with at all (filters, grouping). */
-export function isComparableClass(type: SqlValueClass): boolean {
-  return COMPARABLE.has(type);
+/** A column's granted capabilities, as the family's field checks read them. */
+export function asFieldSpec(column: SqlColumn): FieldSpec {
+  return column as unknown as FieldSpec;
 }
 
 /**
@@ -68,12 +29,11 @@ export function isComparableClass(type: SqlValueClass): boolean {
  * filterable columns is_null.
  */
 export function filterOpsForColumn(column: SqlColumn): SqlFilterOp[] {
-  const traits = traitsOfType(column.type, column.nullable);
   const ops = filterOpsOf(
-    column as unknown as FieldSpec,
-    traits,
+    asFieldSpec(column),
+    traitsOfColumn(column),
     sqlTableModel.dialect,
     DEFAULT_LIMITS,
   );
-  return ops.filter((op): op is SqlFilterOp => (SQL_FILTER_OPS as readonly string[]).includes(op));
+  return ops.filter((op): op is SqlFilterOp => op !== 'match');
 }

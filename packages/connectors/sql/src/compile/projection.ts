@@ -1,13 +1,10 @@
+import { checkLimit, isSortable, limitCapOf, pickFields, pickSortEntries } from '@tollgate/core';
+import type { Violations } from '@tollgate/core';
+
 import type { SqlColumn } from '../model.js';
 import { columnOf, redactionOf } from './context.js';
 import type { SqlCompileContext } from './context.js';
-import { isOrderedClass } from './operators.js';
-import { checkKeys, oneOf, own } from '@tollgate/core';
-import type { Violations } from '@tollgate/core';
-
-export const MAX_SORT_KEYS = 3;
-export const DEFAULT_LIMIT = 10;
-export const DEFAULT_MAX_LIMIT = 100;
+import { asFieldSpec, traitsOfColumn } from './operators.js';
 
 /** One `ORDER BY` key as compiled: the column and its direction. */
 export interface SortKey {
@@ -31,28 +28,7 @@ export function compileFields(
   ctx: SqlCompileContext,
   violations: Violations,
 ): string[] {
-  const visible = visibleColumns(ctx);
-  if (raw === undefined || raw === null) return visible;
-  if (!Array.isArray(raw) || raw.length > Math.max(visible.length, 1)) {
-    violations.add(
-      'fields',
-      `expected an array of at most ${visible.length} field names`,
-      oneOf(visible),
-      raw,
-    );
-    return [];
-  }
-  const allowed = new Set(visible);
-  const picked = new Set<string>();
-  raw.forEach((name: unknown, index) => {
-    if (typeof name === 'string' && allowed.has(name)) picked.add(name);
-    else {
-      const message =
-        typeof name === 'string' ? `field "${name}" is not returnable` : 'expected a field name';
-      violations.add(`fields[${index}]`, message, oneOf(visible), name);
-    }
-  });
-  return picked.size === 0 ? visible : [...picked].sort();
+  return pickFields(raw, visibleColumns(ctx), violations);
 }
 
 /** Columns this principal may sort by: declared sortable, ordered, and visible or filterable to them. */
@@ -61,7 +37,7 @@ export function sortableColumns(ctx: SqlCompileContext): string[] {
   return [...usable]
     .filter((name) => {
       const column = columnOf(ctx, name);
-      return column?.sortable === true && isOrderedClass(column.type.class);
+      return column !== undefined && isSortable(asFieldSpec(column), traitsOfColumn(column));
     })
     .sort();
 }
@@ -75,64 +51,19 @@ export function compileSort(
   ctx: SqlCompileContext,
   violations: Violations,
 ): SortKey[] {
-  const keys: SortKey[] = [];
-  const seen = new Set<string>();
-  if (raw !== undefined && raw !== null) {
-    if (!Array.isArray(raw) || raw.length > MAX_SORT_KEYS) {
-      const expected = `array of at most ${MAX_SORT_KEYS} sort keys`;
-      violations.add('sort', `expected an ${expected}`, expected, raw);
-      return [];
-    }
-    const sortable = sortableColumns(ctx);
-    raw.forEach((entry: unknown, index) => {
-      const path = `sort[${index}]`;
-      if (!checkKeys(entry, ['field', 'order'], path, violations)) return;
-      const field = own(entry, 'field');
-      const order = own(entry, 'order');
-      const column =
-        typeof field === 'string' && sortable.includes(field) ? columnOf(ctx, field) : undefined;
-      if (typeof field !== 'string' || column === undefined || seen.has(field)) {
-        const message =
-          typeof field !== 'string'
-            ? 'expected a field name'
-            : seen.has(field)
-              ? `field "${field}" is sorted on twice`
-              : `field "${field}" is not sortable`;
-        violations.add(`${path}.field`, message, oneOf(sortable), field);
-        return;
-      }
-      seen.add(field);
-      if (order !== 'asc' && order !== 'desc') {
-        violations.add(`${path}.order`, 'expected "asc" or "desc"', 'one of: asc, desc', order);
-        return;
-      }
-      keys.push({ column, order });
-    });
-  }
+  const keys: SortKey[] = pickSortEntries(raw, sortableColumns(ctx), violations).map(
+    ({ field, order }) => ({ column: columnOf(ctx, field) as SqlColumn, order }),
+  );
   for (const name of ctx.table.primaryKey) {
     const column = columnOf(ctx, name);
-    if (column !== undefined && !seen.has(name)) keys.push({ column, order: 'asc' });
+    if (column !== undefined && !keys.some((key) => key.column.name === name)) {
+      keys.push({ column, order: 'asc' });
+    }
   }
   return keys;
 }
 
-/** The effective upper bound for `limit`. */
-export function limitCap(ctx: SqlCompileContext): number {
-  return Math.min(ctx.permissions.limitCap, ctx.maxLimit ?? DEFAULT_MAX_LIMIT);
-}
-
-/** `limit` → page size within 1..cap (rejected, not clamped, when outside). */
+/** `limit` → page size within 1..min(permission cap, `maxLimit`). */
 export function compileLimit(raw: unknown, ctx: SqlCompileContext, violations: Violations): number {
-  const cap = limitCap(ctx);
-  if (raw === undefined || raw === null) return Math.min(DEFAULT_LIMIT, cap);
-  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > cap) {
-    violations.add(
-      'limit',
-      `limit must be an integer from 1 to ${cap}`,
-      `integer from 1 to ${cap}`,
-      raw,
-    );
-    return 0;
-  }
-  return raw;
+  return checkLimit(raw, limitCapOf(ctx.permissions.limitCap, ctx.maxLimit), violations);
 }

@@ -55,6 +55,7 @@ export function compileWrite(
   const table = qualifiedName(ctx.dialect, ctx.table);
   let update: SqlStatement | undefined;
   let insert: SqlStatement | undefined;
+  let insertId: string | undefined;
   if (mode !== 'insert') {
     const sql = new StatementBuilder(ctx.dialect);
     const sets = [...document.entries()]
@@ -116,6 +117,9 @@ export function compileWrite(
     if (mode === 'insert')
       for (const name of ctx.table.primaryKey)
         if (document.has(name)) key[name] = document.get(name) as SqlParameter;
+    const [only, ...more] = ctx.table.primaryKey;
+    if (!ctx.dialect.returning && only !== undefined && more.length === 0 && !values.has(only))
+      insertId = only;
   }
   violations.throwIfAny(operation);
   return {
@@ -124,6 +128,7 @@ export function compileWrite(
     ...(update === undefined ? {} : { update }),
     ...(insert === undefined ? {} : { insert }),
     key,
+    ...(insertId === undefined ? {} : { insertId }),
   };
 }
 

@@ -37,6 +37,18 @@ export interface CatalogTable {
   warnings: CatalogWarning[];
 }
 
+/** The warning for a column whose type has no faithful JSON form: it can be returned as text only. */
+export function typeWarnings(name: string, type: SqlColumnType): CatalogWarning[] {
+  if (type.class !== 'other') return [];
+  return [
+    {
+      code: 'unsupported_type',
+      column: name,
+      message: `Column "${name}" has type ${type.native}, which has no faithful JSON form; it can be returned as text only.`,
+    },
+  ];
+}
+
 /** Cheap operations on a column: an index (or the key) starts with it. */
 export interface ColumnCost {
   /** Equality and range filters can use an index. */
@@ -92,4 +104,29 @@ export function parseEnumValues(columnType: string): string[] | undefined {
     if (body[i] === ',') i += 1;
   }
   return values;
+}
+
+/**
+ * The table as discovery reports it, from what a kind read of its catalog: the primary key is
+ * the primary index's columns, and a table without one is warned about (a view never has one).
+ */
+export function catalogTable(read: Omit<CatalogTable, 'primaryKey'>): CatalogTable {
+  const primaryKey = read.indexes.find((index) => index.primary)?.columns ?? [];
+  const warnings = [...read.warnings];
+  if (read.kind === 'table' && primaryKey.length === 0) {
+    warnings.push({
+      code: 'no_primary_key',
+      message: `${read.schema}.${read.name} has no primary key: rows cannot be fetched or updated one by one, and search pages cannot continue.`,
+    });
+  }
+  return {
+    schema: read.schema,
+    name: read.name,
+    kind: read.kind,
+    ...(read.description === undefined ? {} : { description: read.description }),
+    columns: read.columns,
+    primaryKey,
+    indexes: read.indexes,
+    warnings,
+  };
 }

@@ -4,6 +4,7 @@
  * nullability, key position, whether an index makes it cheap), its comment, what its type
  * supports and what discovery proposes. Core's `mergeSchema` does the merging.
  */
+import { isOrderedClass, isScalarClass } from '@tollgate/core';
 import type {
   CapabilitySet,
   DiscoveredField,
@@ -12,8 +13,7 @@ import type {
   JsonValue,
 } from '@tollgate/core';
 
-import { isComparableClass, isNumericClass, isOrderedClass } from '../compile/operators.js';
-import { sqlFieldFamily } from '../kind/model.js';
+import { sqlFieldFamily, traitsOfType } from '../kind/model.js';
 import type { SqlColumnFacts, SqlField } from '../kind/spec.js';
 import type { SqlColumnType } from '../model.js';
 import { columnCosts } from './catalog.js';
@@ -21,15 +21,15 @@ import type { CatalogColumn, CatalogTable } from './catalog.js';
 
 /** What a column's type makes possible at all (an upper bound on what may be granted). */
 export function supportedCapabilities(type: SqlColumnType): CapabilitySet {
-  const c = type.class;
-  const wide = c === 'integer' && (type.bits === undefined || type.bits > 32);
+  const traits = traitsOfType(type, false);
+  const comparable = isScalarClass(traits);
   return {
-    filterable: isComparableClass(c),
+    filterable: comparable,
     returnable: true,
-    sortable: isComparableClass(c),
-    range: isOrderedClass(c) && c !== 'string' && c !== 'uuid' && c !== 'boolean',
-    searchable: c === 'string' && type.enum === undefined,
-    aggregatable: isComparableClass(c) || isNumericClass(c) || wide,
+    sortable: comparable,
+    range: isOrderedClass(traits),
+    searchable: type.class === 'string' && type.enum === undefined,
+    aggregatable: comparable,
   };
 }
 

@@ -21,6 +21,8 @@ import type {
 
 import { primaryKeyOf, sqlFieldFamily, sqlTableModel } from './model.js';
 import type { SqlConnection, SqlSchema, SqlTarget } from './spec.js';
+import { sqlMentionReader } from './conversation.js';
+import type { SqlMention } from './conversation.js';
 
 /** What distinguishes one SQL kind's pure half from the other's. */
 export interface SqlKindOptions {
@@ -32,6 +34,8 @@ export interface SqlKindOptions {
   defaultPort: number;
   /** The schema a target without one lives in (`public`); undefined: the connection's database. */
   defaultSchema?: string;
+  /** How a person names the kind in a sentence, for the scripted reading of a conversation. */
+  mention: Pick<SqlMention, 'about' | 'namePrefix'>;
 }
 
 interface PartialSqlSpec {
@@ -128,5 +132,10 @@ export function sqlKind(options: SqlKindOptions): ResourceKind {
     fieldFamily: sqlFieldFamily,
     operations: sqlOperations,
     offerTools: (request) => offerTableTools(request, sqlTableModel),
+    readFromText: sqlMentionReader({
+      type: options.type,
+      scheme: options.scheme,
+      ...options.mention,
+    }),
   };
 }

@@ -58,7 +58,7 @@ export function shapeSqlResult(
         );
       }
       const fitted = fitToBytes(
-        Object.entries(project(row, request.columns, ctx)),
+        Object.entries(project(row, projectionOf(request.columns, ctx))),
         maxBytes,
         (entries) => Object.fromEntries(entries),
       );
@@ -88,27 +88,37 @@ export function shapeSqlResult(
   }
 }
 
-function project(
-  row: Record<string, unknown>,
-  columns: readonly OutputColumn[],
-  ctx: SqlShapeContext,
-): Record<string, unknown> {
+/** What to do with each result column a principal may see: decode it, then redact it or not. */
+type Projection = Array<{ column: OutputColumn; redact?: RedactionMethod }>;
+
+/** The projection of `columns` for this principal, worked out once per result, not per row. */
+function projectionOf(columns: readonly OutputColumn[], ctx: SqlShapeContext): Projection {
   const visible = new Set(ctx.visibleFields);
   const redact = ctx.redact ?? {};
+  return columns
+    .filter((column) => visible.has(column.name))
+    .map((column) =>
+      Object.hasOwn(redact, column.name)
+        ? { column, redact: redact[column.name] as RedactionMethod }
+        : { column },
+    );
+}
+
+function project(row: Record<string, unknown>, projection: Projection): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const column of columns) {
-    if (!visible.has(column.name)) continue;
+  for (const { column, redact } of projection) {
     const value = decodeValue(row[column.name], column.type);
-    const kept = Object.hasOwn(redact, column.name)
-      ? redactValue(value, redact[column.name] as RedactionMethod)
-      : value;
-    if (kept !== DROPPED)
+    const kept = redact === undefined ? value : redactValue(value, redact);
+    if (kept === DROPPED) continue;
+    // A column named `__proto__` must stay an own property, never set the prototype.
+    if (column.name === '__proto__')
       Object.defineProperty(out, column.name, {
         value: kept,
         enumerable: true,
         writable: true,
         configurable: true,
       });
+    else out[column.name] = kept;
   }
   return out;
 }
@@ -124,7 +134,8 @@ function shapeRows(
     throw new TollgateError('INTERNAL', 'A search was compiled without paging.');
   const page1 = result.rows.slice(0, page.limit);
   const more = result.rows.length > page.limit;
-  const rows = page1.map((row) => project(row, request.columns, ctx));
+  const projection = projectionOf(request.columns, ctx);
+  const rows = page1.map((row) => project(row, projection));
   const fitted = fitToBytes(rows, maxBytes);
   const keys = request.keys ?? [];
   const keyTypes = new Map(request.columns.map((c) => [c.name, c.type]));
