@@ -9,7 +9,7 @@ import { RecallIndex, compileToolValidator, estimateTokens, renderTool } from '@
 import type { PermissionSet, RecallDocument, ToolDefinition } from '@tollgate/core';
 import { syntheticResources } from '../../../core/test/recall-fixtures.js';
 import { permissionsFromAccess, synthesizeTools, validatorCache } from '../test/family/bound.js';
-import { orders, wideResource } from '../test/family/synthesis-fixtures.js';
+import { orders, wideResource } from '../../../core/test/synthesis-fixtures.js';
 
 /** Timings of one measured operation, in microseconds. */
 export interface BenchStats {

@@ -20,16 +20,34 @@ let library: Promise<ClientLibrary> | undefined;
 
 /**
  * The pooled client for an endpoint and credential. Clients never retry on their own (the
- * executor decides) and keep connections alive between calls.
+ * executor decides), keep connections alive between calls and trace nothing themselves.
  */
 export async function clientFor(endpoint: string, credential: Credential): Promise<Client> {
   library ??= import('@elastic/elasticsearch');
-  const { Client } = await library;
-  return pooledClient(Client, endpoint, credential);
+  const loaded = await library;
+  untraced ??= untracedTransport(loaded);
+  return pooledClient(loaded.Client, untraced, endpoint, credential);
+}
+
+type TransportClass = NonNullable<ClientOptions['Transport']>;
+let untraced: TransportClass | undefined;
+
+/**
+ * The client's transport with its own spans off: they carry every path parameter (a document
+ * id, the index names) as attributes, and a document id is an argument. `execute/span.ts`
+ * traces each attempt instead, without them.
+ */
+function untracedTransport({ SniffingTransport }: ClientLibrary): TransportClass {
+  return class UntracedTransport extends SniffingTransport {
+    constructor(options: ConstructorParameters<typeof SniffingTransport>[0]) {
+      super({ ...options, openTelemetry: { enabled: false } });
+    }
+  };
 }
 
 function pooledClient(
   ClientClass: typeof Client,
+  Transport: TransportClass,
   endpoint: string,
   credential: Credential,
 ): Client {
@@ -48,6 +66,7 @@ function pooledClient(
     compression: false,
     maxResponseSize: MAX_RESPONSE_BYTES,
     name: 'tollgate',
+    Transport,
   };
   const auth = authOf(credential);
   const client = new ClientClass(auth === undefined ? options : { ...options, auth });

@@ -24,7 +24,7 @@ runConnectorConformance(elasticsearchConnector, {
   async provision(fixture, fields) {
     const index = `${prefix}_conformance`;
     const properties = Object.fromEntries(
-      Object.entries(fields).map(([name, spec]) => [name, { type: spec.type }]),
+      Object.entries(fields).map(([name, spec]) => [name, { type: spec.type as 'keyword' }]),
     );
     await admin.indices.create({ index, mappings: { dynamic: 'strict', properties } });
     await admin.bulk({

@@ -53,7 +53,7 @@ beforeAll(async () => {
 
 /** The mapping the kind reads, as the test's assertions name its parts. */
 function discover(
-  connection: Parameters<typeof discoverMapping>[0]['connection'],
+  connection: Parameters<typeof discoverMapping>[0]['connection'] & { endpoint?: string },
   target: { index: string },
   credentials: Parameters<typeof discoverMapping>[1],
 ) {

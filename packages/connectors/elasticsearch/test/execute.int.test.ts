@@ -10,6 +10,7 @@ import type {
 } from '@tollgate/core';
 
 import { elasticsearchConnector as es } from '../src/index.js';
+import type { ElasticsearchSpec } from '../src/index.js';
 import { context, ordersDescriptor } from './fixtures.js';
 import { startFaultProxy } from './proxy.js';
 import { adminClient, dropIndices, ES_URL, testCredentials, uniquePrefix } from './support.js';
@@ -106,12 +107,14 @@ const ORDERS = [
   },
 ];
 
-function descriptor(change: (d: ResourceDescriptor) => void = () => undefined): ResourceDescriptor {
-  const d = ordersDescriptor();
+function descriptor(
+  change: (d: ResourceDescriptor<ElasticsearchSpec>) => void = () => undefined,
+): ResourceDescriptor {
+  const d = ordersDescriptor() as unknown as ResourceDescriptor<ElasticsearchSpec>;
   d.spec.connection = { endpoint: ES_URL, timeoutMs: 5000 };
   d.spec.target = { index };
   change(d);
-  return d;
+  return d as unknown as ResourceDescriptor;
 }
 
 async function run(

@@ -1,4 +1,9 @@
-import type { CompileContext, PermissionSet, ResourceDescriptor } from '@tollgate/core';
+import type {
+  CompileContext,
+  PermissionSet,
+  ResourceDescriptor,
+  ResourceSpec,
+} from '@tollgate/core';
 
 /** An orders resource exercising every field type, redaction rule and the row filter. */
 export function ordersDescriptor(
@@ -66,7 +71,7 @@ export function ordersDescriptor(
         rowFilter: { field: 'tenant_id', equals: 'principal.tenant' },
         ...overrides,
       },
-    },
+    } as ResourceSpec,
   };
 }
 

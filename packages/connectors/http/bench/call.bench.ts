@@ -5,13 +5,8 @@
  * cap, response validation with Ajv, shaping. `--smoke` (CI) makes 20 calls of each.
  */
 import { httpConnector } from '../src/index.js';
-import {
-  applyDiscovery,
-  directus,
-  principal,
-  testCredentials,
-  ticketsDeclared,
-} from '../test/support.js';
+import { directus, ticketsDeclared } from '../test/directus.js';
+import { applyDiscovery, principal, testCredentials } from '../test/support.js';
 
 const smoke = process.argv.includes('--smoke');
 const calls = smoke ? 20 : 400;

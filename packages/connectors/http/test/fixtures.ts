@@ -85,6 +85,13 @@ export const ticketDocument = {
         },
         responses: { '204': { description: 'done' } },
       },
+      patch: {
+        operationId: 'updateTicket',
+        requestBody: {
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Ticket' } } },
+        },
+        responses: { '204': { description: 'done' } },
+      },
       delete: { operationId: 'deleteTicket', responses: { '204': { description: 'gone' } } },
     },
   },

@@ -37,10 +37,23 @@ describe('http kind', () => {
   it('operations come from the document: class from the method, only PUT/DELETE idempotent among writes', async () => {
     const resource = await discovered();
     expect(httpConnector.operations(resource)).toEqual([
-      { name: 'create', action: 'create', class: 'write', idempotent: false },
-      { name: 'list', action: 'list', class: 'read', idempotent: true, limited: true },
-      { name: 'remove', action: 'remove', class: 'destructive', idempotent: true },
-      { name: 'replace', action: 'replace', class: 'write', idempotent: true },
+      { name: 'create', action: 'create', class: 'write', idempotent: false, returnsFields: true },
+      {
+        name: 'list',
+        action: 'list',
+        class: 'read',
+        idempotent: true,
+        limited: true,
+        returnsFields: true,
+      },
+      {
+        name: 'remove',
+        action: 'remove',
+        class: 'destructive',
+        idempotent: true,
+        returnsFields: true,
+      },
+      { name: 'replace', action: 'replace', class: 'write', idempotent: true, returnsFields: true },
     ]);
   });
 
@@ -105,6 +118,27 @@ describe('http kind', () => {
     const ops = forRoles(noId, ['support']).tools.map((t) => t.operation);
     expect(ops).not.toContain('remove');
     expect(ops).toContain('list');
+  });
+
+  it('a PATCH body requires nothing, even when the document reuses the create schema', async () => {
+    const base = declared()['spec'] as { operations: Record<string, unknown> };
+    const resource = await discovered({
+      operations: { ...base.operations, update: { operationId: 'updateTicket' } },
+    });
+    const { permissions } = forRoles(resource, ['support']);
+    const ctx = { descriptor: resource, permissions, principal: { tenant: 'acme', agent: 'a' } };
+    const tool = forRoles(resource, ['support']).tools.find((t) => t.operation === 'update');
+    const body = (tool?.inputSchema['properties'] as Record<string, Record<string, unknown>>)[
+      'body'
+    ];
+    expect(JSON.stringify(body)).not.toContain('"required"');
+    expect(
+      httpConnector.compile('update', { id: '7', body: { status: 'closed' } }, ctx).native,
+    ).toMatchObject({ method: 'PATCH', body: { status: 'closed' } });
+    // The create schema still requires its subject for a POST.
+    expect(compileError(resource, ['support'], 'create', {}).details).toEqual([
+      { path: 'body.subject', message: 'required' },
+    ]);
   });
 
   it('compiles from the document template: encoded path, pinned body, paging as offset', async () => {

@@ -4,15 +4,16 @@
  * kind's port block: a literal loopback base URL is allowed, everything it points elsewhere is not.
  */
 import { createServer } from 'node:http';
-import type { Server, ServerResponse } from 'node:http';
+import type { RequestListener, Server, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isTollgateError } from '@tollgate/core';
+import { egressGuard, isTollgateError, parseEgressRules } from '@tollgate/core';
 import type { VersionedResource } from '@tollgate/core';
 import { httpConnector } from '../src/index.js';
 import { applyDiscovery, principal, testCredentials } from './support.js';
 
 const PORT = Number(process.env['TG_HTTP_TEST_PORT'] ?? 29110);
 const OTHER_PORT = PORT + 1;
+const ACME = { tenant: 'acme', environment: 'test' };
 let hits = 0;
 let otherHits = 0;
 
@@ -42,7 +43,7 @@ const document = {
 let behaviour: (res: ServerResponse) => void = (res) => res.end();
 
 const servers: Server[] = [];
-function listen(port: number, handler: Parameters<typeof createServer>[0]): Promise<void> {
+function listen(port: number, handler: RequestListener): Promise<void> {
   const server = createServer(handler);
   servers.push(server);
   return new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
@@ -154,6 +155,36 @@ describe('http SSRF table', () => {
     const before = hits;
     const refused = await refusal(at(`http://localhost:${PORT}`));
     expect(refused.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(hits).toBe(before);
+  });
+
+  it("the operator's egress rules apply on top, on the address the connection uses", async () => {
+    const guard = (rules: string) => egressGuard(parseEgressRules(rules), ACME);
+    behaviour = (res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end('{"name":"probe"}');
+    };
+    const listed = principal(resource, ['support'], 'bot', guard(`acme/test=127.0.0.1:${PORT}`));
+    expect((await listed.call('get_thing', {})).data).toEqual({ name: 'probe' });
+    const before = hits;
+    for (const rules of [
+      'acme/test=public',
+      `acme/test=127.0.0.1:${OTHER_PORT}`,
+      `other/test=127.0.0.1:${PORT}`,
+    ]) {
+      const refused = principal(resource, ['support'], 'bot', guard(rules));
+      await expect(refused.call('get_thing', {})).rejects.toMatchObject({
+        code: 'UPSTREAM_UNAVAILABLE',
+        message:
+          'The API of probe_api cannot be reached from here (the destination is not allowed or did not answer).',
+      });
+    }
+    expect(hits).toBe(before);
+    await expect(
+      httpConnector.discover(declared(`http://127.0.0.1:${PORT}`).spec as never, testCredentials, {
+        egress: guard('acme/test=public'),
+      }),
+    ).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
     expect(hits).toBe(before);
   });
 

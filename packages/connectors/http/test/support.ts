@@ -13,18 +13,14 @@ import {
 import type {
   CredentialResolver,
   DiscoveredSchema,
+  EgressGuard,
   ResourceDescriptor,
   ShapedResult,
   ToolDefinition,
   VersionedResource,
 } from '@tollgate/core';
 
-import { directusAccess } from '../../../../test/support/infra.js';
 import { httpConnector } from '../src/index.js';
-import type { HttpSpec } from '../src/index.js';
-
-export const directus = directusAccess();
-process.env['TG_HTTP_DIRECTUS_TOKEN'] = directus.token;
 
 /** `env://VAR` and `file://path` hold the secret format `parseCredentialSecret` documents. */
 export const testCredentials: CredentialResolver = async (ref) => {
@@ -39,62 +35,6 @@ export const testCredentials: CredentialResolver = async (ref) => {
 };
 
 const kinds = createKindRegistry([httpConnector]);
-
-/** The ticket resource as an operator declares it (before discovery fills in the operations). */
-export function ticketsDeclared(overrides: Partial<HttpSpec> = {}): Record<string, unknown> {
-  return {
-    apiVersion: 'tollgate.dev/v1',
-    kind: 'Resource',
-    metadata: {
-      name: 'support_tickets',
-      tenant: 'acme',
-      environment: 'test',
-      description: 'Support tickets in the help desk',
-    },
-    spec: {
-      type: 'http',
-      connection: {
-        baseUrl: directus.url,
-        credentialRef: 'env://TG_HTTP_DIRECTUS_TOKEN',
-        auth: { scheme: 'bearer' },
-        timeoutMs: 5000,
-      },
-      document: { url: '/server/specs/oas' },
-      operations: {
-        list_tickets: { operationId: 'readItemsTickets', pinned: { fields: ['*'] } },
-        get_ticket: { operationId: 'readSingleItemsTickets', pinned: { fields: ['*'] } },
-        open_ticket: {
-          operationId: 'createItemsTickets',
-          pinned: { 'body.status': 'open', 'body.channel': 'chat' },
-          records: '/data',
-        },
-        update_ticket: { operationId: 'updateSingleItemsTickets', pinned: { fields: ['*'] } },
-      },
-      schema: {
-        fields: {
-          id: { type: 'integer', filterable: true, returnable: true },
-          search: { type: 'string', filterable: true },
-          subject: { type: 'string', filterable: true, returnable: true },
-          description: { type: 'string', filterable: true, returnable: true },
-          status: { type: 'string', returnable: true },
-          priority: { type: 'string', filterable: true, returnable: true },
-          requester_email: { type: 'string', filterable: true, returnable: true },
-          requester_name: { type: 'string', returnable: true },
-          assignee: { type: 'string', returnable: true },
-          due_date: { type: 'string', filterable: true, returnable: true },
-        },
-      },
-      access: {
-        allowedRoles: ['support', 'lead'],
-        readonly: false,
-        maxLimit: 50,
-        fieldRoles: { assignee: ['lead'] },
-        redact: { requester_email: { rule: 'mask', exceptRoles: ['lead'] } },
-      },
-      ...overrides,
-    },
-  };
-}
 
 /** What the registry does with a discovery: spec values written, fields merged, validated. */
 export function applyDiscovery(
@@ -120,7 +60,12 @@ export function applyDiscovery(
 }
 
 /** The tools one principal gets, and a call through validate → compile → execute → shape. */
-export function principal(resource: VersionedResource, roles: string[], agent = 'support-bot') {
+export function principal(
+  resource: VersionedResource,
+  roles: string[],
+  agent = 'support-bot',
+  egress?: EgressGuard,
+) {
   const operations = httpConnector.operations(resource);
   const permissions = permissionsFromAccess(resource, { roles, agent }, operations);
   if (permissions === undefined) throw new Error('no access');
@@ -149,6 +94,7 @@ export function principal(resource: VersionedResource, roles: string[], agent = 
         descriptor: resource,
         credentials: testCredentials,
         deadline: Date.now() + 10_000,
+        ...(egress === undefined ? {} : { egress }),
       });
       return httpConnector.shape(operation, upstream, {
         descriptor: resource,
@@ -157,15 +103,4 @@ export function principal(resource: VersionedResource, roles: string[], agent = 
       });
     },
   };
-}
-
-/** Directus as its admin, for setting up and tearing down what tests need. */
-export async function adminToken(): Promise<string> {
-  const res = await fetch(`${directus.url}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: directus.adminEmail, password: directus.adminPassword }),
-  });
-  const body = (await res.json()) as { data: { access_token: string } };
-  return body.data.access_token;
 }

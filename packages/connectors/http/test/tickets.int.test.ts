@@ -3,10 +3,11 @@
  * offered per role, and calls go through compile → execute → shape to the tickets collection.
  */
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VersionedResource } from '@tollgate/core';
 import { httpConnector } from '../src/index.js';
-import { applyDiscovery, principal, testCredentials, ticketsDeclared } from './support.js';
+import { adminToken, directus, ticketsDeclared } from './directus.js';
+import { applyDiscovery, principal, testCredentials } from './support.js';
 
 let resource: VersionedResource;
 const run = randomBytes(4).toString('hex');
@@ -15,6 +16,19 @@ beforeAll(async () => {
   const declared = ticketsDeclared();
   const schema = await httpConnector.discover(declared['spec'] as never, testCredentials);
   resource = applyDiscovery(declared, schema);
+});
+
+// The tickets this run opened, removed with the admin token so the collection does not grow.
+afterAll(async () => {
+  const token = await adminToken();
+  const auth = { authorization: `Bearer ${token}` };
+  const filter = encodeURIComponent(JSON.stringify({ subject: { _contains: run } }));
+  const res = await fetch(`${directus.url}/items/tickets?filter=${filter}&fields=id&limit=-1`, {
+    headers: auth,
+  });
+  const mine = ((await res.json()) as { data?: Array<{ id: number }> }).data ?? [];
+  for (const { id } of mine)
+    await fetch(`${directus.url}/items/tickets/${id}`, { method: 'DELETE', headers: auth });
 });
 
 describe('http kind on Directus tickets', () => {

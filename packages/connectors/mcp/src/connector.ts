@@ -5,7 +5,7 @@ import { executor } from './call/execute.js';
 import { shapeResult } from './call/shape.js';
 import { mcpKind } from './kind/kind.js';
 import type { McpSpec } from './kind/spec.js';
-import { discoverSchema } from './upstream/discover.js';
+import { discoverSchema, pinSelected } from './upstream/discover.js';
 import { SessionPool } from './upstream/pool.js';
 
 /** The sessions of this process's mcp connector (one per resource version and tenant). */
@@ -19,4 +19,19 @@ export const mcpConnector: Connector<McpRequest, ResourceSpec> = {
   execute: executor(mcpSessions),
   shape: shapeResult,
   close: () => mcpSessions.close(),
+  onWithdrawal: (listener) => {
+    mcpSessions.onWithdraw =
+      listener === undefined
+        ? undefined
+        : (descriptor, withdrawal) =>
+            listener({
+              tenant: descriptor.metadata.tenant,
+              environment: descriptor.metadata.environment,
+              resource: descriptor.metadata.name,
+              operation: withdrawal.operation,
+              changes: withdrawal.changes,
+            });
+  },
+  pinOnConfirm: (spec, credentials) =>
+    pinSelected(spec as unknown as McpSpec, credentials) as Promise<ResourceSpec | undefined>,
 };

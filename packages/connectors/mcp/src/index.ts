@@ -25,6 +25,7 @@ export type { McpResultData, ShapedItem } from './call/shape.js';
 export {
   discoverSchema,
   discoverTools,
+  pinSelected,
   pinTools,
   readTools,
   toDiscoveredSchema,

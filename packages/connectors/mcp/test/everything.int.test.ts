@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { compileToolValidator } from '@tollgate/core';
 import { discoverTools, mcpSessions } from '../src/index.js';
-import type { McpResultData } from '../src/index.js';
+import type { McpResultData, McpSpec } from '../src/index.js';
 import {
   allArguments,
   call,
@@ -36,7 +36,7 @@ describe('mcp kind over server-everything', () => {
     const pinned = await confirmed(draft);
     const resource = await confirmed({
       ...draft,
-      spec: { ...(pinned.spec as never), schema: { fields: allArguments(pinned as never) } },
+      spec: { ...(pinned.spec as McpSpec), schema: { fields: allArguments(pinned as never) } },
     });
     const tools = toolsOf(resource);
     expect(tools.map((t) => t.name).sort()).toEqual(['everything_echo', 'everything_get_sum']);
@@ -63,7 +63,7 @@ describe('mcp kind over server-everything', () => {
     const resource = await confirmed({
       ...draft,
       spec: {
-        ...(pinned.spec as never),
+        ...(pinned.spec as McpSpec),
         schema: { fields: { 'get_sum.a': { type: 'argument', filterable: true } } },
       },
     });

@@ -1,4 +1,10 @@
-import { redactionFor } from '@tollgate/core';
+import {
+  checkAggregationField,
+  checkAggregationKind,
+  checkBucketSize,
+  checkInterval,
+  redactionFor,
+} from '@tollgate/core';
 import type { AggregationKind, CompileContext, CompiledRequest, FieldType } from '@tollgate/core';
 
 import { isNumericType } from '../kind/model.js';
@@ -7,14 +13,7 @@ import type { EsAggregation, EsSearchRequest } from '../native.js';
 import { boolQuery, compileFilters, declaredField } from './filters.js';
 import { TRACK_TOTAL_HITS } from './read.js';
 import { compiledRequest } from './request.js';
-import { checkKeys, oneOf, own, Violations } from '@tollgate/core';
-
-/** Default and maximum bucket count of a terms aggregation. */
-export const DEFAULT_TERMS_SIZE = 10;
-export const MAX_TERMS_SIZE = 100;
-export const CALENDAR_INTERVALS = ['hour', 'day', 'week', 'month', 'year'] as const;
-
-const KINDS: readonly AggregationKind[] = ['terms', 'date_histogram', 'stats', 'cardinality'];
+import { checkKeys, own, Violations } from '@tollgate/core';
 
 /** Which field types each aggregation accepts. */
 function acceptsType(kind: AggregationKind, type: FieldType): boolean {
@@ -63,12 +62,10 @@ export function compileAggregate(
   let aggregation: EsAggregation | undefined;
   let field = '';
   if (checkKeys(spec, ['kind', 'field', 'size', 'interval'], 'aggregation', violations)) {
-    const kind = own(spec, 'kind');
-    if (typeof kind !== 'string' || !KINDS.includes(kind as AggregationKind)) {
-      violations.add('aggregation.kind', 'unknown aggregation kind', oneOf(KINDS), kind);
-    } else {
+    const kind = checkAggregationKind(own(spec, 'kind'), violations);
+    if (kind !== undefined) {
       field = String(own(spec, 'field'));
-      aggregation = compileAggregation(kind as AggregationKind, spec, ctx, violations);
+      aggregation = compileAggregation(kind, spec, ctx, violations);
     }
   }
   violations.throwIfAny('aggregate');
@@ -90,46 +87,23 @@ function compileAggregation(
   ctx: CompileContext,
   violations: Violations,
 ): EsAggregation | undefined {
-  const field = own(spec, 'field');
-  const allowed = aggregatableFields(ctx, kind);
-  if (typeof field !== 'string' || !allowed.includes(field)) {
-    const message =
-      typeof field === 'string'
-        ? `field "${field}" cannot be used in a ${kind} aggregation`
-        : 'expected a field name';
-    violations.add('aggregation.field', message, oneOf(allowed), field);
-  }
-  const size = own(spec, 'size');
-  const interval = own(spec, 'interval');
-  const sizeExpected = `integer from 1 to ${MAX_TERMS_SIZE}`;
-  if (kind === 'terms') {
-    if (size !== undefined && size !== null && !isIntegerIn(size, 1, MAX_TERMS_SIZE)) {
-      violations.add('aggregation.size', `size must be an ${sizeExpected}`, sizeExpected, size);
-    }
-  } else if (size !== undefined && size !== null) {
-    violations.add('aggregation.size', 'size applies to terms aggregations only', 'null', size);
-  }
-  if (kind === 'date_histogram') {
-    if (!CALENDAR_INTERVALS.includes(interval as (typeof CALENDAR_INTERVALS)[number])) {
-      violations.add(
-        'aggregation.interval',
-        'date_histogram needs a calendar interval',
-        oneOf(CALENDAR_INTERVALS),
-        interval,
-      );
-    }
-  } else if (interval !== undefined && interval !== null) {
-    violations.add(
-      'aggregation.interval',
-      'interval applies to date_histogram only',
-      'null',
-      interval,
-    );
-  }
-  if (typeof field !== 'string') return undefined;
+  const field = checkAggregationField(
+    own(spec, 'field'),
+    kind,
+    aggregatableFields(ctx, kind),
+    violations,
+  );
+  const size = checkBucketSize(
+    own(spec, 'size'),
+    kind === 'terms',
+    'size applies to terms aggregations only',
+    violations,
+  );
+  const interval = checkInterval(own(spec, 'interval'), kind, violations);
+  if (field === undefined) return undefined;
   switch (kind) {
     case 'terms':
-      return { terms: { field, size: typeof size === 'number' ? size : DEFAULT_TERMS_SIZE } };
+      return { terms: { field, size } };
     case 'date_histogram':
       return { date_histogram: { field, calendar_interval: String(interval), min_doc_count: 1 } };
     case 'stats':
@@ -137,8 +111,4 @@ function compileAggregation(
     case 'cardinality':
       return { cardinality: { field } };
   }
-}
-
-function isIntegerIn(value: unknown, min: number, max: number): boolean {
-  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 }

@@ -1,29 +1,24 @@
-import { DEFAULT_LIMITS, TollgateError, filterOpsOf, traitsOrOpaque } from '@tollgate/core';
+import {
+  DEFAULT_LIMITS,
+  MAX_IN_VALUES,
+  TollgateError,
+  checkFilterList,
+  checkFilterOp,
+  checkValueList,
+  filterOpsOf,
+  traitsOrOpaque,
+} from '@tollgate/core';
 import type { CompileContext, FieldSpec, FilterOp } from '@tollgate/core';
 
 import { elasticsearchModel, isOrderedType } from '../kind/model.js';
 import type { EsBoolQuery, EsClause, EsRange } from '../native.js';
 import { checkScalar } from './values.js';
 import type { Scalar } from './values.js';
-import { checkKeys, describeValue, oneOf, own } from '@tollgate/core';
+import { checkKeys, oneOf, own } from '@tollgate/core';
 import type { Violations } from '@tollgate/core';
 
-export const MAX_FILTERS = 20;
-export const MAX_IN_VALUES = 100;
 /** Dates are always sent as ISO-8601, whatever format the index maps them with. */
 export const DATE_FORMAT = 'strict_date_optional_time';
-
-const FILTER_OPS: readonly FilterOp[] = [
-  'eq',
-  'in',
-  'exists',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'between',
-  'match',
-];
 
 /** Filters turned into bool clauses: exact conditions in `filter`, full-text ones in `must`. */
 export interface CompiledFilters {
@@ -47,22 +42,9 @@ export function compileFilters(
   violations: Violations,
 ): CompiledFilters {
   const out: CompiledFilters = { filter: [], must: [] };
-  if (raw === undefined || raw === null) return out;
-  if (!Array.isArray(raw)) {
-    violations.add('filters', 'expected an array of filters', 'array', raw);
-    return out;
-  }
-  if (raw.length > MAX_FILTERS) {
-    violations.add(
-      'filters',
-      `at most ${MAX_FILTERS} filters allowed`,
-      `at most ${MAX_FILTERS} items`,
-      raw,
-    );
-    return out;
-  }
+  const entries = checkFilterList(raw, violations);
   const filterable = new Set(ctx.permissions.filterableFields);
-  raw.forEach((entry: unknown, index) => {
+  entries?.forEach((entry: unknown, index) => {
     const path = `filters[${index}]`;
     if (!checkKeys(entry, ['field', 'op', 'value'], path, violations)) return;
     const field = own(entry, 'field');
@@ -74,33 +56,15 @@ export function compileFilters(
       violations.add(`${path}.field`, message, oneOf(ctx.permissions.filterableFields), field);
       return;
     }
-    const op = own(entry, 'op');
     const allowed = filterOpsOf(
       spec,
       traitsOrOpaque(elasticsearchModel, spec),
       elasticsearchModel.dialect,
       DEFAULT_LIMITS,
     );
-    if (
-      typeof op !== 'string' ||
-      !FILTER_OPS.includes(op as FilterOp) ||
-      !allowed.includes(op as FilterOp)
-    ) {
-      const message =
-        typeof op === 'string'
-          ? `op ${describeValue(op)} is not allowed on ${spec.type} field "${field}"`
-          : 'expected an operator';
-      violations.add(`${path}.op`, message, oneOf(allowed), op);
-      return;
-    }
-    const clause = compileFilter(
-      field,
-      spec,
-      op as FilterOp,
-      own(entry, 'value'),
-      path,
-      violations,
-    );
+    const op = checkFilterOp(own(entry, 'op'), allowed, field, spec.type, path, violations);
+    if (op === undefined) return;
+    const clause = compileFilter(field, spec, op, own(entry, 'value'), path, violations);
     if (clause !== undefined) (op === 'match' ? out.must : out.filter).push(clause);
   });
   return out;
@@ -171,21 +135,9 @@ function checkList(
   min: number,
   max: number,
 ): Scalar[] | undefined {
-  const expected =
-    min === max ? `array of exactly ${min} values` : `array of ${min} to ${max} values`;
-  if (!Array.isArray(value)) {
-    violations.add(path, `expected an ${expected}`, expected, value);
-    return undefined;
-  }
-  if (value.length < min || value.length > max) {
-    violations.add(path, `expected an ${expected}, got ${value.length}`, expected, value);
-    return undefined;
-  }
-  const before = violations.count;
-  const items = value.map((item: unknown, index) =>
-    checkScalar(item, spec, `${path}[${index}]`, violations),
+  return checkValueList(value, min, max, path, violations, (item, itemPath) =>
+    checkScalar(item, spec, itemPath, violations),
   );
-  return violations.count === before ? (items as Scalar[]) : undefined;
 }
 
 function compareOrdered(low: string | number, high: string | number): number {

@@ -4,10 +4,10 @@ import type {
   DiscoverOptions,
   ResourceSpec,
 } from '@tollgate/core';
-import { TollgateError } from '@tollgate/core';
+import { TollgateError, withAttempts } from '@tollgate/core';
 
 import { clientFor } from '../client.js';
-import { withAttempts } from '../execute/attempts.js';
+import { esAttempts } from '../execute/attempts.js';
 import { resolveCredential } from '../execute/credential.js';
 import { DEFAULT_TIMEOUT_MS } from '../compile/request.js';
 import type { ElasticsearchSpec } from '../kind/spec.js';
@@ -46,16 +46,16 @@ export async function discoverMapping(
   const client = await clientFor(connection.endpoint, credential);
   const { value } = await withAttempts(
     {
-      resource: label,
       idempotent: true,
       timeoutMs: options.timeoutMs ?? connection.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     },
-    (attempt) =>
+    esAttempts(label, (attempt) =>
       client.indices.getMapping(
         { index: target.index, expand_wildcards: 'open', allow_no_indices: true },
         attempt,
       ),
+    ),
   );
   return readMappingFields(target.index, value);
 }

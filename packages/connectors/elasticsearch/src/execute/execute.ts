@@ -1,10 +1,12 @@
+import { callerLimits, withAttempts } from '@tollgate/core';
 import type { CompiledRequest, ExecuteContext, UpstreamResponse } from '@tollgate/core';
 
 import { clientFor } from '../client.js';
 import type { EsRequest } from '../native.js';
-import { withAttempts } from './attempts.js';
+import { esAttempts } from './attempts.js';
 import { resolveCredential } from './credential.js';
 import { sendRequest } from './send.js';
+import { inUpstreamSpan } from './span.js';
 import { esSpec } from '../kind/spec.js';
 
 /**
@@ -25,15 +27,15 @@ export async function executeRequest(
   const client = await clientFor(connection.endpoint, credential);
   const { value, attempts } = await withAttempts(
     {
-      resource: request.resource,
       idempotent: request.idempotent,
       timeoutMs: request.timeoutMs,
-      ...(ctx.deadline === undefined ? {} : { deadline: ctx.deadline }),
-      ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
-      ...(ctx.maxAttempts === undefined ? {} : { maxAttempts: ctx.maxAttempts }),
-      ...(ctx.backoffMs === undefined ? {} : { backoffMs: ctx.backoffMs }),
+      ...callerLimits(ctx),
     },
-    (options) => sendRequest(client, request.native, options),
+    esAttempts(request.resource, (options) =>
+      inUpstreamSpan(request.native, connection.endpoint, () =>
+        sendRequest(client, request.native, options),
+      ),
+    ),
   );
   return { status: value.status, body: value.body, attempts, latencyMs: Date.now() - started };
 }

@@ -3,6 +3,8 @@
  * a number…": a partial Resource descriptor, as a model filling the descriptor's JSON Schema
  * would produce. The scripted stand-in model uses it; deliberately modest. Pure.
  */
+import { readCommonMention, readMentionedFields } from '@tollgate/core';
+
 type JsonObject = Record<string, unknown>;
 
 /** Words that say a sentence is about an Elasticsearch resource. */
@@ -11,13 +13,6 @@ const ABOUT = /\b(?:es|elasticsearch|elastic|index)\b|索引/i;
 const ENDPOINT = /\bhttps?:\/\/[^\s,;"'<>()，；。、（）]+/i;
 const INDEX =
   /(?:\bindex(?:\s+is|\s+called|\s+named)?|索引(?:是|为|叫|名为)?)\s*[:=：]?\s*[`"']?([a-z0-9*][a-z0-9_.*-]{0,254})/i;
-const NAME = /\b(?:call it|name it|named|resource name is)\s+[`"']?([a-z][a-z0-9_]{2,62})\b/i;
-const CREDENTIAL = /\b((?:env|file|vault):\/\/[^\s,;"'<>()，；。、（）]+)/i;
-const ROLES =
-  /(?:\broles?\s+|角色\s*(?:是|为)?\s*)([a-z][a-z0-9_-]{1,62}(?:\s*(?:,|and|和|、)\s*[a-z][a-z0-9_-]{1,62})*)/i;
-const FIELD =
-  /\b([a-z_][a-z0-9_.]*)(?:\s+(?:is|are)\s+|\s*(?:是|为)\s*)(?:an?\s+)?(keyword|text|number|numeric|integer|int|long|double|float|date|datetime|timestamp|boolean|bool|ip)\b/gi;
-const NOT_FIELDS = new Set(['index', 'it', 'this', 'that', 'name', 'endpoint', 'url', 'there']);
 
 const TYPES: Record<string, string> = {
   keyword: 'keyword',
@@ -55,20 +50,15 @@ export function readElasticsearchMention(text: string): JsonObject | undefined {
   if (!ABOUT.test(text)) return undefined;
   const endpoint = ENDPOINT.exec(text)?.[0]?.replace(/[.,;:]+$/, '');
   const index = INDEX.exec(text)?.[1]?.replace(/[.,;:]+$/, '');
-  const credentialRef = CREDENTIAL.exec(text)?.[1];
+  const { name: explicitName, credentialRef, roles } = readCommonMention(text);
   const fields: JsonObject = {};
-  for (const match of text.matchAll(FIELD)) {
-    const name = match[1]!;
-    const type = TYPES[match[2]!.toLowerCase()];
-    if (type === undefined || NOT_FIELDS.has(name.toLowerCase())) continue;
+  for (const { name, type } of readMentionedFields(text, TYPES, {
+    names: '[a-z_][a-z0-9_.]*',
+    notFields: ['index', 'endpoint'],
+  }))
     fields[name] = { type, ...capabilities(type) };
-  }
-  const explicitName = NAME.exec(text)?.[1];
   const name =
     explicitName ?? (index ? `es_${index.replace(/[^a-z0-9_]/g, '_')}`.slice(0, 63) : undefined);
-  const roles = ROLES.exec(text)?.[1]
-    ?.split(/\s*(?:,|and|和|、)\s*/)
-    .filter((r) => r !== '');
   return {
     ...(name ? { metadata: { name } } : {}),
     spec: {

@@ -4,7 +4,7 @@ import { parseDescriptors } from './bound.js';
 import { describeDescriptorProblems } from '@tollgate/core';
 
 const fixture = (name: string): string =>
-  readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+  readFileSync(new URL(`../../../../core/test/fixtures/${name}`, import.meta.url), 'utf8');
 
 const AGENT = (name: string): string =>
   `apiVersion: tollgate.dev/v1\nkind: Agent\nmetadata: { name: ${name}, tenant: team-a }\nspec: { roles: [support] }\n`;

@@ -674,7 +674,7 @@ describe('descriptor validation', () => {
         (d) => {
           d.spec.access.admins = ['x'];
         },
-        'spec.access.admins: unknown key (allowed: allowedRoles, readonly, maxLimit, fieldRoles, redact, rowFilter)',
+        'spec.access.admins: unknown key (allowed: allowedRoles, readonly, maxLimit, fieldRoles, redact, rowFilter, idempotency)',
       ],
       [
         (d) => {

@@ -48,7 +48,7 @@ function discovered(
 
 describe('merge schema', () => {
   it('merge - discovery wins on type and format, the declaration on capabilities and description', () => {
-    const declared: Record<string, FieldSpec> = {
+    const declared: Record<string, FieldSpec & { format?: string }> = {
       amount: { type: 'double', range: true, returnable: true, description: 'Order total' },
       created_at: { type: 'date', range: true, returnable: true, format: 'yyyy-MM-dd' },
     };

@@ -24,7 +24,7 @@ import type {
   SavedQueryToolDefinition,
   ToolFormat,
 } from '@tollgate/core';
-import { toolFor, writableOrders } from './synthesis-fixtures.js';
+import { toolFor, writableOrders } from '../../../../core/test/synthesis-fixtures.js';
 
 const resource = writableOrders();
 const permissions = permissionsFromAccess(resource, {

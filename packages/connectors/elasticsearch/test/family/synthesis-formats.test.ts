@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { TOOL_FORMATS, checkToolFormat, renderTool, validateToolArguments } from '@tollgate/core';
 import { permissionsFromAccess, synthesizeTools } from './bound.js';
 import type { JsonObject, ToolDefinition } from '@tollgate/core';
-import { toolFor, wideResource, writableOrders } from './synthesis-fixtures.js';
+import { toolFor, wideResource, writableOrders } from '../../../../core/test/synthesis-fixtures.js';
 
 const Ajv2020 = Ajv2020Module.default;
 const addFormats = addFormatsModule.default;

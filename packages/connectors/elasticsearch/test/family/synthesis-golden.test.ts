@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { TOOL_FORMATS, renderTool } from '@tollgate/core';
 import { permissionsFromAccess, synthesizeTools } from './bound.js';
 import type { PermissionSet } from '@tollgate/core';
-import { writableOrders } from './synthesis-fixtures.js';
+import { writableOrders } from '../../../../core/test/synthesis-fixtures.js';
 
 // Golden files: the tools synthesized for the rich `es_orders` fixture (made writable so every
 // operation appears) as `order_ops` sees them, in every format. `UPDATE_GOLDEN=1` rewrites them;

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { normalizePermissions, permissionSetHash } from '@tollgate/core';
 import { permissionsFromAccess, synthesizeTools } from './bound.js';
 import type { JsonObject, JsonValue, PermissionSet, ToolDefinition } from '@tollgate/core';
-import { filterTable, orders, toolFor, writableOrders } from './synthesis-fixtures.js';
+import {
+  filterTable,
+  orders,
+  toolFor,
+  writableOrders,
+} from '../../../../core/test/synthesis-fixtures.js';
 
 /**
  * The tool's schema with `fields` removed everywhere (enum members, filter branches; the

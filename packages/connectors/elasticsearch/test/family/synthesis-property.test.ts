@@ -14,7 +14,7 @@ import type {
 } from '@tollgate/core';
 import { createStrictAjv } from '@tollgate/core';
 import { repaired, valid } from './synthesis-arbitrary.js';
-import { writableOrders } from './synthesis-fixtures.js';
+import { writableOrders } from '../../../../core/test/synthesis-fixtures.js';
 
 const resource = writableOrders();
 const declared = resource.spec.schema.fields;

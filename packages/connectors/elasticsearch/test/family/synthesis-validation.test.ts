@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ToolValidatorCache, compileToolValidator, validateToolArguments } from '@tollgate/core';
 import { permissionsFromAccess, synthesizeTools, validatorCache, kinds } from './bound.js';
 import type { ArgumentValidation, PermissionSet, ToolDefinition } from '@tollgate/core';
-import { orders, toolFor, writableOrders } from './synthesis-fixtures.js';
+import { orders, toolFor, writableOrders } from '../../../../core/test/synthesis-fixtures.js';
 
 const resource = writableOrders();
 const permissions = permissionsFromAccess(resource, {

@@ -9,7 +9,7 @@ import {
   toolFor,
   wideResource,
   writableOrders,
-} from './synthesis-fixtures.js';
+} from '../../../../core/test/synthesis-fixtures.js';
 
 const OPS = { roles: ['order_ops'], agent: 'ops_bot' };
 const SUPPORT = { roles: ['support'], agent: 'support_bot' };

@@ -63,7 +63,7 @@ export async function fetchDocument(
     origin,
     timeoutMs: options.timeoutMs ?? spec.connection.timeoutMs ?? 5000,
     maxBytes: MAX_DOCUMENT_BYTES,
-    pinned: await pinAddress(new URL(origin), label),
+    pinned: await pinAddress(new URL(origin), label, options.egress),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   };
   const auth = await authenticate(

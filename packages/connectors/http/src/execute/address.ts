@@ -7,6 +7,7 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { UpstreamError } from '@tollgate/core';
+import type { EgressGuard } from '@tollgate/core';
 
 const never = new BlockList();
 never.addSubnet('0.0.0.0', 8, 'ipv4');
@@ -63,16 +64,23 @@ const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
 
 /**
  * Resolves the base URL's host to one address the request may use. Every address the name has
- * must be allowed (one bad answer refuses all), so a name cannot mix a public and a private one.
- * The message says the destination was refused, never what answered or why it resolved so.
+ * must be allowed (one bad answer refuses all), so a name cannot mix a public and a private one;
+ * with the operator's egress rules (`egress`), every address must pass them too, checked on the
+ * very address the connection will use. The message says the destination was refused, never
+ * what answered or why it resolved so.
  */
-export async function pinAddress(base: URL, resource: string): Promise<PinnedAddress> {
+export async function pinAddress(
+  base: URL,
+  resource: string,
+  egress?: EgressGuard,
+): Promise<PinnedAddress> {
   const host = hostOf(base);
   const literal = isIP(host);
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw refused(resource);
   if (literal !== 0) {
     // An IPv4-mapped IPv6 literal hides an IPv4 address: refused rather than decoded.
     if (isForbiddenAddress(host) || /^::ffff:/i.test(host)) throw refused(resource);
+    if (egress !== undefined && !egress(base.href, host)) throw refused(resource);
     return { address: host, family: literal as 4 | 6 };
   }
   let answers: Array<{ address: string; family: number }>;
@@ -82,6 +90,8 @@ export async function pinAddress(base: URL, resource: string): Promise<PinnedAdd
     throw refused(resource);
   }
   if (answers.length === 0 || answers.some((a) => isSpecialAddress(a.address)))
+    throw refused(resource);
+  if (egress !== undefined && answers.some((a) => !egress(base.href, a.address)))
     throw refused(resource);
   const first = answers[0] as { address: string; family: number };
   return { address: first.address, family: first.family === 6 ? 6 : 4 };

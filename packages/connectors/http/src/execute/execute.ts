@@ -3,8 +3,7 @@
  * resolved just in time, the operation's timeout inside the caller's deadline, retries with
  * backoff for idempotent requests only. Errors name the resource, never the URL's secrets.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { TollgateError, UpstreamError } from '@tollgate/core';
+import { TollgateError, UpstreamError, callerLimits, withAttempts } from '@tollgate/core';
 import type { CompiledRequest, ExecuteContext, UpstreamResponse } from '@tollgate/core';
 import { httpSpec } from '../kind/spec.js';
 import type { HttpRequest } from '../native.js';
@@ -42,7 +41,7 @@ export async function executeRequest(
     maxBytes: spec.connection.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
   };
-  limits.pinned = await pinAddress(new URL(origin), request.resource);
+  limits.pinned = await pinAddress(new URL(origin), request.resource, ctx.egress);
   const auth = await authenticate(
     spec.connection.auth,
     spec.connection.credentialRef,
@@ -61,36 +60,48 @@ export async function executeRequest(
       ? {}
       : { body: Buffer.from(JSON.stringify(request.native.body)) }),
   };
-  const maxAttempts = request.idempotent ? Math.max(1, Math.min(ctx.maxAttempts ?? 3, 10)) : 1;
-  for (let attempt = 1; ; attempt++) {
-    const remaining = (ctx.deadline ?? Infinity) - Date.now();
-    if (remaining <= 0 || ctx.signal?.aborted === true) throw deadline(request, attempt - 1);
-    let failure: UpstreamError & { retryable: boolean };
-    try {
-      const answer = await send(outgoing, {
-        ...limits,
-        timeoutMs: Math.max(1, Math.min(limits.timeoutMs, remaining)),
-      });
-      const body = readBody(answer, request.resource);
-      if (answer.status >= 200 && answer.status < 300)
-        return { status: answer.status, body, attempts: attempt, latencyMs: Date.now() - started };
-      failure = statusError(
-        answer.status,
-        body.json,
-        request.resource,
-        request.idempotent,
-        attempt,
-      );
-    } catch (err) {
-      if (!(err instanceof SendFailure)) throw err;
-      failure = sendError(err, request, attempt);
-    }
-    if (!failure.retryable || attempt >= maxAttempts) throw failure;
-    const delay = Math.round(
-      Math.min(2000, (ctx.backoffMs ?? 100) * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2),
-    );
-    if (delay >= (ctx.deadline ?? Infinity) - Date.now()) throw failure;
-    await sleep(delay);
+  const { value, attempts } = await withAttempts(
+    {
+      idempotent: request.idempotent,
+      timeoutMs: limits.timeoutMs,
+      ...callerLimits(ctx),
+    },
+    {
+      async send(attempt) {
+        const answer = await send(outgoing, { ...limits, timeoutMs: attempt.timeoutMs });
+        const body = readBody(answer, request.resource);
+        if (answer.status >= 200 && answer.status < 300) return { status: answer.status, body };
+        throw new Rejected(
+          statusError(
+            answer.status,
+            body.json,
+            request.resource,
+            request.idempotent,
+            attempt.number,
+          ),
+        );
+      },
+      fail(err, attempt) {
+        const failure =
+          err instanceof Rejected
+            ? err.error
+            : err instanceof SendFailure
+              ? sendError(err, request, attempt)
+              : undefined;
+        if (failure === undefined) return { error: err as Error, retryable: false };
+        return { error: failure, retryable: failure.retryable };
+      },
+      expired: (made) => deadline(request, made),
+    },
+  );
+  return { ...value, attempts, latencyMs: Date.now() - started };
+}
+
+/** An error status the API answered with, carried from the attempt to the retry decision. */
+class Rejected extends Error {
+  constructor(readonly error: UpstreamError & { retryable: boolean }) {
+    super(error.message);
+    this.name = 'Rejected';
   }
 }
 

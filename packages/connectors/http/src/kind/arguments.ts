@@ -74,8 +74,12 @@ export function offeredArguments(
   const result: OfferedArguments = { parameters, paged: operation.pagination !== undefined };
   if (request.body !== undefined) {
     const bodySchema = request.body.schema;
+    // A PATCH changes what it names: documents often reuse the create schema for it (Directus
+    // does), whose required properties would force every field into every update.
     const required = new Set(
-      Array.isArray(bodySchema['required']) ? (bodySchema['required'] as string[]) : [],
+      request.method !== 'patch' && Array.isArray(bodySchema['required'])
+        ? (bodySchema['required'] as string[])
+        : [],
     );
     const properties: OfferedArgument[] = [];
     const declared = isObject(bodySchema['properties']) ? bodySchema['properties'] : {};

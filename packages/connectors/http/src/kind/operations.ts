@@ -52,6 +52,7 @@ export function httpOperations(descriptor: ResourceDescriptor): OperationSpec[] 
       action: name,
       class: cls,
       idempotent: cls === 'read' || methodIdempotent(described.request.method),
+      returnsFields: true,
       ...(operation.pagination === undefined ? {} : { limited: true }),
     });
   }

@@ -4,16 +4,12 @@
  * timeout inside the caller's deadline, retries with backoff for read tools only. A call that
  * times out ends the session — the server may hang — and the next call starts a new one.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { TollgateError, UpstreamError } from '@tollgate/core';
+import { TollgateError, UpstreamError, callerLimits, withAttempts } from '@tollgate/core';
 import type { CompiledRequest, ExecuteContext, UpstreamResponse } from '@tollgate/core';
 import type { SessionPool } from '../upstream/pool.js';
 import { errorName } from '../upstream/session.js';
 import type { UpstreamSession } from '../upstream/session.js';
 import type { McpRequest } from './compile.js';
-
-const DEFAULT_MAX_ATTEMPTS = 3;
-const DEFAULT_BACKOFF_MS = 100;
 
 interface Failure {
   code: 'UPSTREAM_TIMEOUT' | 'UPSTREAM_UNAVAILABLE' | 'UPSTREAM_REJECTED' | 'UPSTREAM_BAD_RESPONSE';
@@ -29,73 +25,102 @@ export function executor(pool: SessionPool) {
     ctx: ExecuteContext,
   ): Promise<UpstreamResponse> {
     const started = Date.now();
-    const maxAttempts = request.idempotent
-      ? Math.max(1, Math.min(ctx.maxAttempts ?? DEFAULT_MAX_ATTEMPTS, 10))
-      : 1;
-    for (let attempt = 1; ; attempt++) {
-      const remaining = ctx.deadline === undefined ? Infinity : ctx.deadline - Date.now();
-      if (remaining <= 0 || ctx.signal?.aborted === true) {
-        throw new UpstreamError(
-          'UPSTREAM_TIMEOUT',
-          `The call of ${request.resource} ran past its deadline.`,
-          { attempts: attempt - 1 },
-        );
-      }
-      let session: UpstreamSession;
-      try {
-        session = await pool.session(ctx.descriptor, ctx.credentials);
-        await session.recheck(false);
-      } catch (err) {
-        if (err instanceof TollgateError && err.code !== 'UPSTREAM_UNAVAILABLE') throw err;
-        if (attempt < maxAttempts) {
-          await backoff(attempt, ctx);
-          continue;
-        }
-        throw new UpstreamError(
-          'UPSTREAM_UNAVAILABLE',
-          err instanceof TollgateError
-            ? err.message
-            : `The MCP server of ${request.resource} could not be reached (${errorName(err)}).`,
-          { attempts: attempt },
-        );
-      }
-      const withdrawn = session.withdrawal(request.native.tool);
-      if (withdrawn !== undefined) {
-        throw new TollgateError(
-          'FAILED_PRECONDITION',
-          `Tool ${request.native.tool} of ${request.resource} is withdrawn: the server's definition changed since it was pinned (${withdrawn.changes.map((c) => c.part).join(', ')}). A new confirmed version brings it back.`,
-          {
-            details: withdrawn.changes.map((c) => ({
-              path: `definition.${c.part}`,
-              message: 'changed since pinned',
-            })),
-          },
-        );
-      }
-      try {
-        const result = await session.client.callTool(
-          { name: request.native.tool, arguments: request.native.arguments },
-          {
-            timeout: Math.max(1, Math.min(request.timeoutMs, remaining)),
-            ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
-          },
-        );
-        return {
-          status: result.isError === true ? 422 : 200,
-          body: result,
-          attempts: attempt,
-          latencyMs: Date.now() - started,
-        };
-      } catch (err) {
-        const failure = classify(err, session, request);
-        if (failure.discard) await pool.discard(ctx.descriptor);
-        if (!failure.retryable || attempt >= maxAttempts) {
-          throw new UpstreamError(failure.code, failure.message, { attempts: attempt });
-        }
-        await backoff(attempt, ctx);
-      }
-    }
+    const { value, attempts } = await withAttempts(
+      {
+        idempotent: request.idempotent,
+        timeoutMs: request.timeoutMs,
+        ...callerLimits(ctx),
+      },
+      {
+        async send(attempt) {
+          let session: UpstreamSession;
+          try {
+            session = await pool.session(ctx.descriptor, ctx.credentials);
+            await session.recheck(false);
+          } catch (err) {
+            throw new NoSession(err);
+          }
+          refuseWithdrawn(session, request);
+          try {
+            return await session.client.callTool(
+              { name: request.native.tool, arguments: request.native.arguments },
+              {
+                timeout: attempt.timeoutMs,
+                ...(attempt.signal === undefined ? {} : { signal: attempt.signal }),
+              },
+            );
+          } catch (err) {
+            throw new CallFailed(err, session);
+          }
+        },
+        async fail(err, attempt) {
+          if (err instanceof NoSession) {
+            const cause = err.failure;
+            if (cause instanceof TollgateError && cause.code !== 'UPSTREAM_UNAVAILABLE')
+              return { error: cause, retryable: false };
+            const message =
+              cause instanceof TollgateError
+                ? cause.message
+                : `The MCP server of ${request.resource} could not be reached (${errorName(cause)}).`;
+            const error = new UpstreamError('UPSTREAM_UNAVAILABLE', message, { attempts: attempt });
+            return { error, retryable: true };
+          }
+          if (!(err instanceof CallFailed)) return { error: err as Error, retryable: false };
+          const failure = classify(err.failure, err.session, request);
+          if (failure.discard) await pool.discard(ctx.descriptor);
+          const error = new UpstreamError(failure.code, failure.message, { attempts: attempt });
+          return { error, retryable: failure.retryable };
+        },
+        expired: (made) =>
+          new UpstreamError(
+            'UPSTREAM_TIMEOUT',
+            `The call of ${request.resource} ran past its deadline.`,
+            { attempts: made },
+          ),
+      },
+    );
+    return {
+      status: value.isError === true ? 422 : 200,
+      body: value,
+      attempts,
+      latencyMs: Date.now() - started,
+    };
   };
+}
+
+/** The pooled session could not be had (started, reached or rechecked) for this attempt. */
+class NoSession extends Error {
+  constructor(readonly failure: unknown) {
+    super('no session');
+    this.name = 'NoSession';
+  }
+}
+
+/** The tool call failed on this session. */
+class CallFailed extends Error {
+  constructor(
+    readonly failure: unknown,
+    readonly session: UpstreamSession,
+  ) {
+    super('call failed');
+    this.name = 'CallFailed';
+  }
+}
+
+/** A tool whose definition changed since it was pinned is refused before anything is sent. */
+function refuseWithdrawn(session: UpstreamSession, request: CompiledRequest<McpRequest>): void {
+  const withdrawn = session.withdrawal(request.native.tool);
+  if (withdrawn === undefined) return;
+  throw new TollgateError(
+    'FAILED_PRECONDITION',
+    `Tool ${request.native.tool} of ${request.resource} is withdrawn: the server's definition changed since it was pinned (${withdrawn.changes.map((c) => c.part).join(', ')}). A new confirmed version brings it back.`,
+    {
+      details: withdrawn.changes.map((c) => ({
+        path: `definition.${c.part}`,
+        message: 'changed since pinned',
+      })),
+    },
+  );
 }
 
 function classify(
@@ -149,14 +174,4 @@ function classify(
     retryable: false,
     discard: false,
   };
-}
-
-async function backoff(attempt: number, ctx: ExecuteContext): Promise<void> {
-  const base = ctx.backoffMs ?? DEFAULT_BACKOFF_MS;
-  const delay = Math.round(Math.min(2000, base * 2 ** (attempt - 1)) * (0.5 + Math.random() * 0.5));
-  try {
-    await sleep(delay, undefined, ctx.signal === undefined ? {} : { signal: ctx.signal });
-  } catch {
-    /* cancelled: the loop sees the signal */
-  }
 }

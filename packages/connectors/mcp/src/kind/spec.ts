@@ -201,6 +201,15 @@ export interface McpField {
   filterable?: boolean;
   /** Not used by this kind; accepted for the shared field shape. */
   returnable?: boolean;
+  /**
+   * Capabilities an argument does not have: accepted as `false` only, because core fills every
+   * capability into each field (defaults, discovery proposals), and a version must validate
+   * again once it is stored, projected and read by executors.
+   */
+  sortable?: false;
+  range?: false;
+  searchable?: false;
+  aggregatable?: false;
 }
 
 /** Declared arguments, keyed by `<operation>.<argument>`. */

@@ -6,7 +6,7 @@
  * argument field per input property, so declared fields merge), `pinTools` writes the pins
  * a confirmation records.
  */
-import { noCapabilities } from '@tollgate/core';
+import { descriptorInvalid, noCapabilities, problem } from '@tollgate/core';
 import type {
   CredentialResolver,
   DiscoveredField,
@@ -139,6 +139,34 @@ export function pinTools(
   return { ...spec, tools };
 }
 
+/**
+ * `Connector.pinOnConfirm`: every selected tool without a pin pinned to its live definition,
+ * or undefined — without connecting — when every selected tool is pinned already (a changed
+ * definition is taken only by `pinTools` with `repin`). A selected tool the server does not
+ * list cannot be pinned: the version is refused, naming it.
+ */
+export async function pinSelected(
+  spec: McpSpec,
+  credentials: CredentialResolver,
+): Promise<McpSpec | undefined> {
+  const unpinned = Object.keys(spec.tools).filter((name) => spec.tools[name]?.pin === undefined);
+  if (unpinned.length === 0) return undefined;
+  const discovered = await discoverTools(spec, credentials);
+  const listed = new Set(discovered.tools.map((tool) => tool.name));
+  const absent = unpinned.filter((name) => !listed.has(name)).sort();
+  if (absent.length > 0) {
+    throw descriptorInvalid(
+      absent.map((name) =>
+        problem(`spec.tools.${name}`, 'is selected but the server does not list it', {
+          expected: `one of ${[...listed].sort().join(', ') || '(no tools)'}`.slice(0, 200),
+          found: name,
+        }),
+      ),
+    );
+  }
+  return pinTools(spec, discovered);
+}
+
 /** The discovery report in core's shape, for `tollgate discover` and drafts. */
 export function toDiscoveredSchema(spec: McpSpec, discovered: DiscoveredTools): DiscoveredSchema {
   const fields: DiscoveredField[] = [];
@@ -153,7 +181,7 @@ export function toDiscoveredSchema(spec: McpSpec, discovered: DiscoveredTools): 
     for (const change of tool.changed ?? []) {
       warnings.push({
         code: 'definition_changed',
-        message: `Tool ${tool.name} changed since it was pinned (${change.part}): pinned ${change.pinned} → now ${change.live}. It is withdrawn until a new version pins it.`,
+        message: `Tool ${tool.name} changed since it was pinned (${change.part}): pinned ${quoted(change.pinned)} → now ${quoted(change.live)}; it is withdrawn until a new version pins it.`,
       });
     }
     if (!tool.selected) continue;
@@ -190,6 +218,11 @@ export function toDiscoveredSchema(spec: McpSpec, discovered: DiscoveredTools): 
     warnings,
     sourceNoun: { one: 'tool', many: 'tools' },
   };
+}
+
+/** A changed part as the warning shows it: quoted, so where it ends is plain. */
+function quoted(text: string): string {
+  return text === '(none)' ? text : JSON.stringify(text);
 }
 
 /** `Connector.discover`: the report in core's shape. */

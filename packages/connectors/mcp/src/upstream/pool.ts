@@ -7,7 +7,13 @@ import { canonicalHash } from '@tollgate/core';
 import type { CredentialResolver, ResourceDescriptor } from '@tollgate/core';
 import { mcpSpec } from '../kind/spec.js';
 import { UpstreamSession } from './session.js';
-import type { WithdrawalListener } from './session.js';
+import type { Withdrawal } from './session.js';
+
+/** Told when a session of a resource version withdraws one of its tools. */
+export type PoolWithdrawalListener = (
+  descriptor: ResourceDescriptor,
+  withdrawal: Withdrawal,
+) => void;
 
 const IDLE_MS = 5 * 60_000;
 
@@ -19,7 +25,7 @@ interface Entry {
 export class SessionPool {
   readonly #entries = new Map<string, Entry>();
   readonly #idleMs: number;
-  onWithdraw: WithdrawalListener | undefined;
+  onWithdraw: PoolWithdrawalListener | undefined;
 
   constructor(idleMs = IDLE_MS) {
     this.#idleMs = idleMs;
@@ -50,7 +56,7 @@ export class SessionPool {
         mcpSpec(descriptor),
         descriptor.metadata.name,
         credentials,
-        (r, w) => this.onWithdraw?.(r, w),
+        (_resource, w) => this.onWithdraw?.(descriptor, w),
       );
       entry = { session };
       this.#entries.set(key, entry);

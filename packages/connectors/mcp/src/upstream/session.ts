@@ -20,7 +20,10 @@ const RECHECK_MS = 30_000;
 
 /** A withdrawn tool: why, and what changed. */
 export interface Withdrawal {
+  /** The upstream's tool name. */
   tool: string;
+  /** The operation it is offered as. */
+  operation: string;
   changes: DefinitionChange[];
   at: number;
 }
@@ -104,7 +107,7 @@ export class UpstreamSession {
     ).tools as ListedTool[];
     this.#checkedAt = Date.now();
     const byName = new Map(listed.map((tool) => [tool.name, tool]));
-    for (const { upstream, tool } of selectedTools(this.#spec)) {
+    for (const { upstream, operation, tool } of selectedTools(this.#spec)) {
       if (tool.definition === undefined || tool.pin === undefined || this.#withdrawn.has(upstream))
         continue;
       const live = byName.get(upstream);
@@ -112,6 +115,7 @@ export class UpstreamSession {
       if (liveDefinition !== undefined && pinOf(upstream, liveDefinition) === tool.pin) continue;
       const withdrawal = {
         tool: upstream,
+        operation,
         changes: diffDefinitions(tool.definition, liveDefinition),
         at: Date.now(),
       };
