@@ -11,7 +11,7 @@ import type {
   VerifyResponseSchema,
 } from '@tollgate/contracts/audit/v1';
 import { StatsGroup } from '@tollgate/contracts/audit/v1';
-import { encodePageToken } from '@tollgate/kit';
+import { EventTypes, encodePageToken } from '@tollgate/kit';
 import type { Filter } from 'mongodb';
 import { ChainWalk, GENESIS } from './chain/chain.js';
 import { CALL_EVENT_TYPES } from './outcome.js';
@@ -20,7 +20,7 @@ import { parseQuery, timeRange } from './read/query.js';
 import { storedEvent, toAuditRecord } from './read/records.js';
 import { CALL_ROW_FIELDS, StatsAccumulator } from './read/stats.js';
 import type { CallRow, Grouping } from './read/stats.js';
-import { sessionStep, stepLine } from './read/timeline.js';
+import { sessionStep, startPairing, stepLine } from './read/timeline.js';
 import { MalformedRecordError, parseAuditDocument } from './record.js';
 import type { AuditDocument } from './record.js';
 import type { AuditStore } from './store.js';
@@ -66,10 +66,12 @@ export class AuditTrail {
     const docs = await this.#page({ tenant, session_id: sessionId, seq: { $gt: after } }, size);
     const records: AuditRecord[] = [];
     const steps: SessionStep[] = [];
+    const answered = await this.#answeredStarts(tenant, docs.page);
+    const now = Date.now();
     for (const doc of docs.page) {
       const event = storedEvent(doc);
       records.push(toAuditRecord(doc, event));
-      steps.push(sessionStep(doc, event));
+      steps.push(sessionStep(doc, event, startPairing(event, answered.has(doc.call_id), now)));
     }
     return {
       records,
@@ -82,14 +84,45 @@ export class AuditTrail {
   async *exportSession(tenant: string, request: ExportSessionRequest): AsyncGenerator<string> {
     const sessionId = requiredSession(request.sessionId);
     let chunk = '';
+    let batch: AuditDocument[] = [];
+    const lines = async (docs: AuditDocument[]): Promise<string> => {
+      const answered = await this.#answeredStarts(tenant, docs);
+      const now = Date.now();
+      return docs
+        .map((doc) => {
+          const event = storedEvent(doc);
+          const pairing = startPairing(event, answered.has(doc.call_id), now);
+          return `${stepLine(sessionStep(doc, event, pairing))}\n`;
+        })
+        .join('');
+    };
     for await (const doc of this.#store.findRecords({ tenant, session_id: sessionId })) {
-      chunk += `${stepLine(sessionStep(doc, storedEvent(doc)))}\n`;
+      batch.push(doc);
+      if (batch.length < REPLAY_PAGE_SIZE) continue;
+      chunk += await lines(batch);
+      batch = [];
       if (chunk.length >= EXPORT_CHUNK_CHARS) {
         yield chunk;
         chunk = '';
       }
     }
+    chunk += await lines(batch);
     if (chunk !== '') yield chunk;
+  }
+
+  /** Call ids of the `call.started` records among `docs` whose call has an outcome record. */
+  async #answeredStarts(tenant: string, docs: readonly AuditDocument[]): Promise<Set<string>> {
+    const ids = docs
+      .filter((doc) => doc.type === EventTypes.callStarted && doc.call_id !== '')
+      .map((doc) => doc.call_id);
+    const answered = new Set<string>();
+    if (ids.length === 0) return answered;
+    const outcomes = this.#store.findRecords(
+      { tenant, call_id: { $in: ids }, type: { $in: [...CALL_EVENT_TYPES] } },
+      { projection: { call_id: 1 } },
+    );
+    for await (const doc of outcomes) answered.add(doc.call_id);
+    return answered;
   }
 
   async stats(

@@ -28,8 +28,8 @@ export const auditConfig = {
   ),
   ackWaitMs: cfg.int(
     'TOLLGATE_AUDIT_ACK_WAIT_MS',
-    'JetStream ack wait of the consumer (ms)',
-    30_000,
+    'JetStream ack wait of the consumer (ms): events held by an instance that died are redelivered after it',
+    10_000,
     1_000,
     3_600_000,
   ),

@@ -14,7 +14,7 @@ import { approvalEvent, callCompleted, callDenied, toolsListed } from './support
 import { sharedMongoUrl } from './support/harness.js';
 import { publishAll } from './support/publish.js';
 import { eventually, ownNatsServer, uniqueName } from './support/servers.js';
-import type { OwnedServer } from './support/servers.js';
+import type { OwnedNatsServer } from './support/servers.js';
 import { auditClient, startAuditProcess, testIssuer } from './support/service.js';
 import type { AuditProcess } from './support/service.js';
 import { declareAgents } from '../../../test/support/roles.js';
@@ -24,7 +24,7 @@ const B = 'team-b';
 const t0 = new Date('2026-03-01T10:00:00.000Z');
 const at = (s: number) => new Date(t0.getTime() + s * 1000);
 
-let nats: OwnedServer;
+let nats: OwnedNatsServer;
 let nc: NatsConnection;
 let audit: AuditProcess;
 let dbUrl: string;

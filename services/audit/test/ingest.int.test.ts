@@ -188,7 +188,11 @@ describe('audit ingest', () => {
     expect(await verify(tenant)).toMatchObject({ ok: false, firstBrokenSequence: 3n });
     await records().updateOne({ tenant, seq: 3 }, { $set: { event: third.event } });
 
-    await records().updateOne({ tenant, seq: 7 }, { $set: { latency_ms: 'fast' } });
+    // A stored field tampered to another type.
+    await records().updateOne(
+      { tenant, seq: 7 },
+      { $set: { latency_ms: 'fast' as unknown as number } },
+    );
     expect(await verify(tenant)).toMatchObject({
       ok: false,
       firstBrokenSequence: 7n,

@@ -13,6 +13,7 @@ export type Stage =
   | 'validate'
   | 'approval'
   | 'idempotency'
+  | 'egress'
   | 'credential'
   | 'compile'
   | 'execute'
@@ -85,6 +86,12 @@ export interface CallTrail {
   pollable?: boolean;
   /** Completes once the `accepted` answer (event + stored result) is recorded. */
   acceptance?: Promise<unknown>;
+  /**
+   * The write-ahead `call.started`, published as the call heads for its upstream: resolves once
+   * JetStream stored it, rejects when it could not (the call is then never answered with its
+   * result). A rejection is always handled.
+   */
+  started?: Promise<void>;
   /** Milliseconds each stage took, span included (logged at debug with the answer). */
   timings: Partial<Record<Stage, number>>;
 }

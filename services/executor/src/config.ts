@@ -1,4 +1,4 @@
-import { cfg, credentialNamespacesConfig } from '@tollgate/kit';
+import { cfg, credentialNamespacesConfig, egressRulesConfig } from '@tollgate/kit';
 
 /** The executor's own settings, on top of the common ones. */
 export const executorConfig = {
@@ -48,4 +48,5 @@ export const executorConfig = {
     'executor-approvals',
   ),
   credentialNamespaces: credentialNamespacesConfig,
+  egressRules: egressRulesConfig,
 };

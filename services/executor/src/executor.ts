@@ -1,9 +1,20 @@
 import type { CallRequest, CallResult } from '@tollgate/contracts/call/v1';
 import type { Approval } from '@tollgate/contracts/policy/v1';
 import { TollgateError, ToolValidatorCache } from '@tollgate/core';
-import type { ConnectorRegistry, CredentialNamespaces, CredentialResolver } from '@tollgate/core';
+import type {
+  ConnectorRegistry,
+  CredentialNamespaces,
+  CredentialResolver,
+  EgressRules,
+} from '@tollgate/core';
 import { publishEnvelope } from '@tollgate/kit';
-import type { EventPublisher, Logger, MemoryProjection, ResourceCatalog } from '@tollgate/kit';
+import type {
+  AddressLookup,
+  EventPublisher,
+  Logger,
+  MemoryProjection,
+  ResourceCatalog,
+} from '@tollgate/kit';
 import { settleApproval } from './approvals.js';
 import { CALL_ID, deadlineOf, traceIdOf } from './call-trail.js';
 import type { CallTrail } from './call-trail.js';
@@ -54,6 +65,10 @@ export interface ExecutorDeps {
   credentials: CredentialResolver;
   /** Which credential references each tenant's resources may name (checked before resolving). */
   credentialNamespaces: CredentialNamespaces;
+  /** Which destinations each tenant's resources may connect to (checked before connecting). */
+  egressRules: EgressRules;
+  /** How endpoint host names are resolved for that check (default: the system's resolver). */
+  resolveHost?: AddressLookup;
   events: EventPublisher;
   /** Tells the calling principal of each stored `call.completed` (its own inbox; optional). */
   notify?: CompletionNotify;
@@ -103,6 +118,8 @@ export class Executor {
       connectors: deps.connectors,
       credentials: deps.credentials,
       credentialNamespaces: deps.credentialNamespaces,
+      egressRules: deps.egressRules,
+      ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
       events: deps.events,
       ...(deps.notify ? { notify: deps.notify } : {}),
       idempotency: deps.idempotency,
@@ -115,7 +132,8 @@ export class Executor {
   }
 
   /**
-   * Handles one call and resolves with the answer to send, once its audit event is stored.
+   * Handles one call and resolves with the answer to send, once what the audit trail needs
+   * before it is stored (`CallRunner.record`).
    * A call still running after `acceptAfterMs` is answered `accepted` and finishes with an event.
    */
   async call(request: CallRequest, input: CallInput): Promise<CallResult> {
@@ -155,6 +173,11 @@ export class Executor {
       );
     }
     return stored;
+  }
+
+  /** Resolves once every answered call's `call.completed` is stored (or given up); for shutdown. */
+  settled(): Promise<void> {
+    return this.#runner.settled();
   }
 
   /** Handles an `approval.decided` event; 'retry' asks for redelivery. */
@@ -255,6 +278,7 @@ export class Executor {
       operation,
       args: defaulted.args,
     };
+    await run.stage(trail, 'validate', () => run.requireIdempotencyKey(trail, call));
     if (verdict.decision.decision === 'require_approval') {
       return run.stage(trail, 'approval', () => this.#park(trail, call, verdict));
     }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createConnectors } from '@tollgate/kinds';
 import {
   announceCredentialNamespaces,
+  announceEgressRules,
   bootService,
   createCredentialResolver,
   serviceEndpoints,
@@ -16,6 +17,7 @@ await bootService({
   mongo: false,
   async start({ config, logger, nc, lifecycle, verifier }) {
     announceCredentialNamespaces(logger, config.credentialNamespaces);
+    announceEgressRules(logger, config.egressRules);
     let cursorKey = config.cursorKey;
     if (cursorKey === '') {
       cursorKey = randomBytes(32).toString('base64url');
@@ -31,6 +33,7 @@ await bootService({
       connectors,
       credentials: createCredentialResolver(),
       credentialNamespaces: config.credentialNamespaces,
+      egressRules: config.egressRules,
       approvalsDurable: config.approvalsDurable,
       settings: {
         cursorKey,

@@ -3,6 +3,7 @@ import type {
   ConnectorRegistry,
   CredentialNamespaces,
   CredentialResolver,
+  EgressRules,
   TokenVerifier,
 } from '@tollgate/core';
 import { agentCompletionSubject } from '@tollgate/core';
@@ -13,7 +14,7 @@ import {
   encodeEnvelope,
   ensureEventStream,
 } from '@tollgate/kit';
-import type { Logger } from '@tollgate/kit';
+import type { AddressLookup, Logger } from '@tollgate/kit';
 import { serveExecutor } from './api.js';
 import { Executor } from './executor.js';
 import type { ExecutorSettings } from './executor.js';
@@ -25,6 +26,7 @@ import { DEFAULT_BUCKETS, openExecutorBuckets } from './state/buckets.js';
 import type { ExecutorBucketNames, ExecutorBuckets } from './state/buckets.js';
 import { CallResults } from './state/call-results.js';
 import { ParkedCalls } from './state/parked-calls.js';
+import { announceWithdrawals } from './withdrawals.js';
 
 /** What a running executor is started from. */
 export interface StartExecutorOptions {
@@ -35,6 +37,10 @@ export interface StartExecutorOptions {
   credentials: CredentialResolver;
   /** Which credential references each tenant's resources may name (`TOLLGATE_CREDENTIAL_NAMESPACES`). */
   credentialNamespaces: CredentialNamespaces;
+  /** Which destinations each tenant's resources may connect to (`TOLLGATE_EGRESS_RULES`). */
+  egressRules: EgressRules;
+  /** How endpoint host names are resolved for that check (default: the system's resolver). */
+  resolveHost?: AddressLookup;
   settings: ExecutorSettings;
   /** Durable consumer of `approval.decided` (default `executor-approvals`). */
   approvalsDurable?: string;
@@ -62,6 +68,13 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Runn
   const resources = await ResourceCatalog.follow(buckets.resources, logger);
   const deciders = await PolicyDeciders.follow(buckets.policyBundles, logger);
   const memory = await MemoryProjection.follow(buckets.memory, logger);
+  const events = new EventPublisher(nc);
+  const stopAnnouncing = announceWithdrawals({
+    connectors: options.connectors,
+    resources,
+    events,
+    logger,
+  });
   const executor = new Executor({
     authenticator: new Authenticator(options.verifier),
     resources,
@@ -70,7 +83,9 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Runn
     connectors: options.connectors,
     credentials: options.credentials,
     credentialNamespaces: options.credentialNamespaces,
-    events: new EventPublisher(nc),
+    egressRules: options.egressRules,
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+    events,
     notify: (principal, event) =>
       nc.publish(agentCompletionSubject(principal), encodeEnvelope(event)),
     idempotency: new IdempotencyStore(buckets.idempotency),
@@ -91,6 +106,8 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Runn
     buckets,
     async stop() {
       await api.stop();
+      await executor.settled();
+      stopAnnouncing();
       resources.stop();
       deciders.stop();
       memory.stop();

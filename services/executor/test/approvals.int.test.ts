@@ -71,6 +71,7 @@ async function decide(
     EventTypes.approvalDecided,
     event.eventId,
     encodeEnvelope(event),
+    approval.principal!.tenant,
   );
   return seq;
 }

@@ -99,11 +99,23 @@ describe('idempotency - writes run once per key and principal', () => {
     expect((await stored('w-u2'))?.version).toBe(1);
   });
 
-  it('idempotency - a write without a key is refused before anything is written', async () => {
+  it('idempotency - a write without a key is refused, saying how to send one, before anything is written', async () => {
     const answer = await h.call('es_orders_write', write('w-nokey'), { agent: 'ops_bot' });
-    expect(answer.error).toMatchObject({ code: 'INVALID_ARGUMENT', category: 'fix_arguments' });
+    expect(answer.error).toMatchObject({
+      code: 'IDEMPOTENCY_KEY_REQUIRED',
+      category: 'fix_arguments',
+    });
+    expect(answer.error?.message).toContain('idempotencyKey');
     expect(answer.error?.details[0]).toMatchObject({ path: 'idempotency_key', found: 'none' });
     expect(await stored('w-nokey')).toBeUndefined();
+  });
+
+  it('idempotency - a write that needs approval and has no key is refused, not parked for a person', async () => {
+    const answer = await h.call('es_orders_write', write('w-nokey-clerk'), { agent: 'clerk_bot' });
+    expect(answer.status).toBe('error');
+    expect(answer.error).toMatchObject({ code: 'IDEMPOTENCY_KEY_REQUIRED' });
+    expect(answer.approvalId).toBeUndefined();
+    expect(await stored('w-nokey-clerk')).toBeUndefined();
   });
 
   it('idempotency - reads ignore idempotency keys', async () => {

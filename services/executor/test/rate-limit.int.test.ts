@@ -135,4 +135,47 @@ describe('rate limits - one limit shared by every executor instance', () => {
     // Other principals are not limited by support_bot's counter.
     expect((await call('es_orders_search', { limit: 1 }, 'ops_bot')).status).toBe('ok');
   });
+
+  it('rate limits - with leased slots two processes never admit more than the limit, writing the counter far less often', async () => {
+    const kv = await new Kvm(nc).open(buckets.rateLimits);
+    const keys: string[] = [];
+    for await (const key of await kv.keys()) keys.push(key);
+    const counterKey = keys.find((k) => k.includes('support_bot'))!;
+    // A larger limit on the same counter: leases of 6 slots (96 / 16).
+    const bigger = 96;
+    const descriptor = ordersResource({ endpoint: ES_URL, index: ORDERS_INDEX });
+    const bundle = compileBundle({
+      tenant: 'team-a',
+      version: 2,
+      agents: ordersAgents(),
+      policies: [ordersPolicy({ searchRateLimit: { requests: bigger, perSeconds: 3_600 } })],
+      resources: [{ version: 1, descriptor, operations: operationsOf(descriptor) }],
+    });
+    if (!bundle.ok) throw new Error(JSON.stringify(bundle.problems));
+    await (
+      await new Kvm(nc).open(buckets.policyBundles)
+    ).put('team-a', JSON.stringify(bundle.bundle));
+    const search = () =>
+      call('es_orders_search', { filters: [{ field: 'id', op: 'eq', value: '12345' }] });
+    // Both processes follow the new bundle (each admits a call once it has it).
+    let admittedBefore = 0;
+    await eventually(async () => {
+      const outcomes = await Promise.all([search(), search()]);
+      admittedBefore += outcomes.filter((o) => o.status === 'ok').length;
+      return outcomes.every((o) => o.status === 'ok') ? true : undefined;
+    });
+    const before = (await kv.get(counterKey))!;
+    const answers = await Promise.all(Array.from({ length: 150 }, () => search()));
+    const ok = answers.filter((a) => a.status === 'ok').length;
+    const after = (await kv.get(counterKey))!;
+    const counted = (JSON.parse(after.string()) as { count: number }).count;
+    // Never more than the limit, counting every call admitted in this window.
+    expect(LIMIT + admittedBefore + ok).toBeLessThanOrEqual(bigger);
+    expect(counted).toBeLessThanOrEqual(bigger);
+    // Unused leased slots are the only shortfall: at most 5 per process.
+    expect(LIMIT + admittedBefore + ok).toBeGreaterThanOrEqual(bigger - 2 * 5);
+    expect(answers.filter((a) => a.error?.code === 'RATE_LIMITED')).toHaveLength(150 - ok);
+    // One counter write reserved several calls (the bucket holds no other key written here).
+    expect(after.revision - before.revision).toBeLessThan(ok / 2);
+  });
 });

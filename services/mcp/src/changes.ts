@@ -1,5 +1,5 @@
 /**
- * When a resource, a policy or a saved query changes, every principal's tool list may change:
+ * When a resource, a policy or a saved query changes, or an executor withdraws a tool, every principal's tool list may change:
  * cached listings are dropped and clients are told (`notifications/tools/list_changed` on open
  * streams). Follows the change events on core NATS, so every gateway instance hears them.
  */
@@ -11,6 +11,7 @@ export const TOOL_CHANGING_EVENTS = [
   EventTypes.resourceChanged,
   EventTypes.policyChanged,
   EventTypes.memoryWritten,
+  EventTypes.toolWithdrawn,
 ] as const;
 
 /**

@@ -224,6 +224,7 @@ describe('learning - from call.completed', () => {
       EventTypes.callCompleted,
       crypto.randomUUID(),
       encodeEnvelope(event),
+      h.tenant,
     );
     const marker = callEvent(h, {
       user: 'carol',

@@ -51,11 +51,12 @@ async function session(
     await client.putSession({ sessionId, state, expectedVersion: 0 });
     return sessionId;
   }
-  const callIds = await made(agent, user, sessionId, state.turns);
+  const conversation = state as Conversation;
+  const callIds = await made(agent, user, sessionId, conversation.turns);
   await client.putSession({
     sessionId,
-    state: agentSnapshot(state.request, state.turns, {
-      calls: snapshotCalls(state.turns, callIds),
+    state: agentSnapshot(conversation.request, conversation.turns, {
+      calls: snapshotCalls(conversation.turns, callIds),
     }),
     expectedVersion: 0,
   });

@@ -15,8 +15,15 @@ import { Server } from '@grpc/grpc-js';
 import { createClient } from '@tollgate/contracts';
 import { PolicyService } from '@tollgate/contracts/policy/v1';
 import { TokenVerifier, generateIssuerKeys, issuePrincipalToken } from '@tollgate/core';
-import type { PublishedResource } from '@tollgate/core';
-import { connectMongo, createLogger, listenGrpc, resourceKey, watchBucket } from '@tollgate/kit';
+import type { PublishedResource, ResourceSpec } from '@tollgate/core';
+import {
+  connectMongo,
+  createLogger,
+  listenGrpc,
+  policyBundleKey,
+  resourceKey,
+  watchBucket,
+} from '@tollgate/kit';
 import { LocalDecider } from '@tollgate/policy';
 import { registerPolicyApi, startPolicyService } from '../src/index.js';
 import { connectTestBus } from '../../../test/support/bus.js';
@@ -61,7 +68,7 @@ function resource(tenant: string, i: number): PublishedResource {
           maxLimit: 50 + i,
           fieldRoles: { user_id: ['order_ops'] },
         },
-      },
+      } as ResourceSpec,
     },
   };
 }
@@ -167,13 +174,15 @@ async function measure(windowMs: number): Promise<Record<string, ReturnType<type
       as,
     );
 
-  // The executor's side: a decider loaded from every bundle the watch delivers.
+  // The executor's side: a decider loaded from every bundle of the resources' environment the
+  // watch delivers.
+  const key = policyBundleKey(tenant, 'prod');
   const decider = new LocalDecider();
   const loadedAt = new Map<number, number>();
   const watch = await watchBucket(
     parts.bundlesKv,
-    (key, value) => {
-      if (key !== tenant || value === undefined) return;
+    (entryKey, value) => {
+      if (entryKey !== key || value === undefined) return;
       const result = decider.load(value);
       if (result.ok) loadedAt.set(result.version, performance.now());
     },
@@ -195,7 +204,7 @@ async function measure(windowMs: number): Promise<Record<string, ReturnType<type
     loadedMs.push(loaded - start);
     echoMs.push(Math.max(0, loaded - applied));
   }
-  const bundleBytes = (await parts.bundlesKv.get(tenant))?.value.length ?? 0;
+  const bundleBytes = (await parts.bundlesKv.get(key))?.value.length ?? 0;
 
   watch.stop();
   client.close();

@@ -38,7 +38,7 @@ export class Decisions {
   async decide(caller: Principal, query: DecisionQuery): Promise<PolicyDecision> {
     await this.#mayAskAbout(caller, query.principal, 'ask for decisions of other agents');
     return this.#deciders
-      .decider(query.principal.tenant)
+      .decider(query.principal.tenant, query.principal.environment)
       .decide(query.principal, query.action, query.resource, query.context);
   }
 
@@ -48,7 +48,7 @@ export class Decisions {
   ): Promise<{ trace: DecisionTrace; permissions: OfferedPermissions }> {
     tenantOf(caller, query.principal.tenant);
     await this.#access.require(caller, [ROLES.admin, ROLES.approver], 'explain decisions');
-    const decider = this.#deciders.decider(query.principal.tenant);
+    const decider = this.#deciders.decider(query.principal.tenant, query.principal.environment);
     return {
       trace: decider.explain(query.principal, query.action, query.resource, query.context),
       permissions: decider.permissionSet(query.principal, query.resource),
@@ -61,7 +61,9 @@ export class Decisions {
     resource: string,
   ): Promise<OfferedPermissions> {
     await this.#mayAskAbout(caller, principal, 'read permission sets of other agents');
-    return this.#deciders.decider(principal.tenant).permissionSet(principal, resource);
+    return this.#deciders
+      .decider(principal.tenant, principal.environment)
+      .permissionSet(principal, resource);
   }
 
   async #mayAskAbout(caller: Principal, about: DecisionPrincipal, doing: string): Promise<void> {

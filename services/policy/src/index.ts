@@ -15,15 +15,18 @@ export { readApprovalRequested } from './approvals/requested.js';
 export { Bundles } from './bundles/bundles.js';
 export {
   TenantCompiler,
+  atVersion,
   bundleContentHash,
   cedarOfPolicy,
   compileTenant,
+  tenantContentHash,
   withVersion,
 } from './bundles/compile.js';
 export type {
   ExcludedResource,
   Hashed,
   HashedInputs,
+  TenantBundle,
   TenantCompilation,
   TenantInputs,
 } from './bundles/compile.js';

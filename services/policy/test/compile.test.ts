@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentDescriptor, PolicyDescriptor } from '@tollgate/core';
 import { LocalDecider, parseBundle } from '@tollgate/policy';
-import { TenantCompiler, bundleContentHash, cedarOfPolicy, compileTenant } from '../src/index.js';
+import {
+  TenantCompiler,
+  bundleContentHash,
+  cedarOfPolicy,
+  compileTenant,
+  tenantContentHash,
+} from '../src/index.js';
+import type { TenantBundle } from '../src/index.js';
 import { publishedResource } from './fixtures.js';
 
 const TENANT = 'team-a';
@@ -17,6 +24,12 @@ const policy = (name: string, spec: PolicyDescriptor['spec']): PolicyDescriptor 
   metadata: { name, tenant: TENANT },
   spec,
 });
+/** The bundle of `environment` (undefined: the one without resources). */
+const bundleOf = (bundles: TenantBundle[], environment?: string) => {
+  const found = bundles.find((b) => b.environment === environment);
+  if (found === undefined) throw new Error(`no bundle for ${String(environment)}`);
+  return found.bundle;
+};
 const readOrders = policy('read-orders', {
   grants: [{ effect: 'allow', principals: { roles: ['support'] }, actions: ['es_orders.get'] }],
 });
@@ -33,12 +46,19 @@ describe('compile', () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.excluded).toEqual([]);
-    expect(result.bundle.version).toBe(3);
-    expect(cedarOfPolicy(result.bundle, 'read-orders')).toContain(
+    expect(result.bundles.map((b) => [b.environment, b.bundle.version])).toEqual([
+      [undefined, 3],
+      ['prod', 3],
+    ]);
+    expect(bundleOf(result.bundles).entities.map((e) => e.uid)).not.toContainEqual({
+      type: 'Resource',
+      id: 'es_orders',
+    });
+    expect(cedarOfPolicy(result.bundles, 'read-orders')).toContain(
       '@id("policy/read-orders/grant/0")',
     );
-    expect(cedarOfPolicy(result.bundle, 'other')).toBe('');
-    const decider = LocalDecider.fromBundle(result.bundle);
+    expect(cedarOfPolicy(result.bundles, 'other')).toBe('');
+    const decider = LocalDecider.fromBundle(bundleOf(result.bundles, 'prod'));
     expect(
       decider.decide(
         { tenant: TENANT, agent: 'support_bot', environment: 'prod' },
@@ -48,7 +68,54 @@ describe('compile', () => {
     ).toBe('allow');
   });
 
-  it('compile - a resource name live in two environments, or a resource that does not compile, is left out (denied), not fatal', () => {
+  it('compile - the same resource name in two environments is two resources, each in its own bundle', () => {
+    const result = compileTenant({
+      tenant: TENANT,
+      version: 1,
+      agents: [agent('support_bot', ['support'])],
+      policies: [
+        readOrders,
+        policy('no-prod-counts', {
+          grants: [
+            {
+              effect: 'deny',
+              principals: { roles: ['support'] },
+              actions: ['es_orders.count'],
+              conditions: { environment: ['prod'] },
+            },
+          ],
+        }),
+      ],
+      resources: [
+        publishedResource(TENANT, 'es_orders', { allowedRoles: ['support'], maxLimit: 10 }),
+        publishedResource(
+          TENANT,
+          'es_orders',
+          { allowedRoles: ['support'], maxLimit: 40 },
+          { environment: 'staging' },
+        ),
+      ],
+    });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.excluded).toEqual([]);
+    expect(result.bundles.map((b) => b.environment)).toEqual([undefined, 'prod', 'staging']);
+    const prod = LocalDecider.fromBundle(bundleOf(result.bundles, 'prod'));
+    const staging = LocalDecider.fromBundle(bundleOf(result.bundles, 'staging'));
+    const inProd = { tenant: TENANT, agent: 'support_bot', environment: 'prod' };
+    const inStaging = { ...inProd, environment: 'staging' };
+    // Each environment's entity carries its own attributes, and a denial in one stays there.
+    expect(prod.permissionSet(inProd, 'es_orders').limitCap).toBe(10);
+    expect(staging.permissionSet(inStaging, 'es_orders').limitCap).toBe(40);
+    expect(prod.decide(inProd, 'search', 'es_orders').decision).toBe('allow');
+    expect(staging.decide(inStaging, 'search', 'es_orders').decision).toBe('allow');
+    expect(prod.decide(inProd, 'count', 'es_orders').decision).toBe('deny');
+    expect(staging.decide(inStaging, 'count', 'es_orders').decision).toBe('allow');
+    // A caller of one environment is not let into the other's bundle.
+    expect(prod.decide(inStaging, 'search', 'es_orders').decision).toBe('deny');
+  });
+
+  it('compile - a resource that does not compile is left out of its environment (denied), not fatal', () => {
     const broken = publishedResource(TENANT, 'es_broken', { allowedRoles: ['support'] });
     (broken.descriptor.spec as { access?: unknown }).access = undefined;
     const result = compileTenant({
@@ -56,40 +123,54 @@ describe('compile', () => {
       version: 1,
       agents: [agent('support_bot', ['support'])],
       policies: [readOrders],
-      resources: [
-        publishedResource(
-          TENANT,
-          'es_orders',
-          { allowedRoles: ['support'] },
-          { environment: 'prod' },
-        ),
-        publishedResource(
-          TENANT,
-          'es_orders',
-          { allowedRoles: ['support'] },
-          { environment: 'staging' },
-        ),
-        broken,
-        publishedResource(TENANT, 'es_users', { allowedRoles: ['support'] }),
-      ],
+      resources: [broken, publishedResource(TENANT, 'es_users', { allowedRoles: ['support'] })],
     });
     expect(result.ok).toBe(true);
     expect(result.excluded).toEqual([
       {
-        name: 'es_orders',
-        reason:
-          "declared in environments prod, staging; a tenant's bundle holds one resource per name",
+        environment: 'prod',
+        name: 'es_broken',
+        reason: 'Resource/es_broken/spec.access: is required',
       },
-      { name: 'es_broken', reason: 'Resource/es_broken/spec.access: is required' },
     ]);
     if (!result.ok) return;
-    const decider = LocalDecider.fromBundle(result.bundle);
+    const decider = LocalDecider.fromBundle(bundleOf(result.bundles, 'prod'));
     const who = { tenant: TENANT, agent: 'support_bot', environment: 'prod' };
     expect(decider.decide(who, 'search', 'es_users').decision).toBe('allow');
-    expect(decider.decide(who, 'search', 'es_orders')).toMatchObject({
+    expect(decider.decide(who, 'search', 'es_broken')).toMatchObject({
       decision: 'deny',
       reason: expect.stringContaining('unknown resource'),
     });
+  });
+
+  it('compile - a grant naming an operation of a resource in another environment compiles in every bundle', () => {
+    const result = compileTenant({
+      tenant: TENANT,
+      version: 1,
+      agents: [agent('support_bot', ['support'])],
+      policies: [
+        policy('read-users', {
+          grants: [
+            { effect: 'allow', principals: { roles: ['support'] }, actions: ['es_users.get'] },
+          ],
+        }),
+      ],
+      resources: [
+        publishedResource(TENANT, 'es_orders', { allowedRoles: [] }),
+        publishedResource(TENANT, 'es_users', { allowedRoles: [] }, { environment: 'staging' }),
+      ],
+    });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.bundles.map((b) => b.environment)).toEqual([undefined, 'prod', 'staging']);
+    const staging = LocalDecider.fromBundle(bundleOf(result.bundles, 'staging'));
+    expect(
+      staging.decide(
+        { tenant: TENANT, agent: 'support_bot', environment: 'staging' },
+        'get',
+        'es_users',
+      ).decision,
+    ).toBe('allow');
   });
 
   it('compile - problems in policies fail the whole compilation with their paths', () => {
@@ -120,11 +201,16 @@ describe('compile', () => {
     const second = compiler.compile(inputs(7));
     expect(first.ok && second.ok).toBe(true);
     if (!first.ok || !second.ok) return;
-    expect(second.bundle.version).toBe(7);
-    expect(second.bundle.policies).toBe(first.bundle.policies); // recalled, not recompiled
+    const [firstProd, secondProd] = [
+      bundleOf(first.bundles, 'prod'),
+      bundleOf(second.bundles, 'prod'),
+    ];
+    expect(secondProd.version).toBe(7);
+    expect(secondProd.policies).toBe(firstProd.policies); // recalled, not recompiled
     expect(second.contentHash).toBe(first.contentHash);
-    expect(bundleContentHash(second.bundle)).toBe(second.contentHash);
-    expect(parseBundle(JSON.stringify(second.bundle)).ok).toBe(true);
+    expect(tenantContentHash(second.bundles)).toBe(second.contentHash);
+    expect(bundleContentHash(secondProd)).toBe(bundleContentHash(firstProd));
+    expect(parseBundle(JSON.stringify(secondProd)).ok).toBe(true);
     const changed = compiler.compile({
       ...inputs(8),
       agents: [{ descriptor: agent('support_bot', ['support', 'x_role']), hash: 'a2' }],

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RpcStatus } from '@tollgate/contracts';
 import { ErrorCode } from '@tollgate/contracts/common/v1';
 import { DecisionEffect } from '@tollgate/contracts/policy/v1';
+import { policyBundleKey } from '@tollgate/kit';
 import {
   agentDescriptor,
   cast,
@@ -214,7 +215,7 @@ describe('decisions', () => {
     const decide = async () =>
       (await h.client.decide({ resource: 'es_orders', action: 'search' }, support)).decision;
     await h.parts.bundlesKv.put(
-      tenant,
+      policyBundleKey(tenant, 'prod'),
       '{"format":"tollgate.policy-bundle/v1","tenant":"damaged"}',
     );
     const corrupt = await eventually(async () => {
@@ -228,5 +229,82 @@ describe('decisions', () => {
     await eventually(async () =>
       (await decide())?.effect === DecisionEffect.ALLOW ? true : undefined,
     );
+  });
+
+  it('decisions - the same resource name in dev and prod is two resources: a call in each is allowed, and a denial in one stays there', async () => {
+    const t = uniqueTenant();
+    const cast2 = cast(t);
+    const as = await h.as(cast2.operator);
+    await h.client.applyAgent(
+      { descriptor: agentDescriptor(t, 'operator', ['admin', 'approver']) as never },
+      as,
+    );
+    await h.client.applyAgent(
+      { descriptor: agentDescriptor(t, 'support_bot', ['support']) as never },
+      as,
+    );
+    await h.client.applyPolicy(
+      {
+        descriptor: policyDescriptor(t, 'no-dev-counts', {
+          grants: [
+            {
+              effect: 'deny',
+              principals: { roles: ['support'] },
+              actions: ['es_orders.count'],
+              conditions: { environment: ['dev'] },
+            },
+          ],
+        }) as never,
+      },
+      as,
+    );
+    const dev = publishedResource(
+      t,
+      'es_orders',
+      { allowedRoles: ['support'], maxLimit: 20 },
+      { environment: 'dev' },
+    );
+    await h.putResource(dev);
+    await h.putResource(
+      publishedResource(t, 'es_orders', { allowedRoles: ['support'], maxLimit: 50 }),
+    );
+    const holdsOrders = async (environment: string) =>
+      (await h.bundleInKv(t, environment))?.policies.some(
+        (p) => p.id === 'resource/es_orders/access',
+      );
+    await eventually(async () =>
+      (await holdsOrders('dev')) && (await holdsOrders('prod')) ? true : undefined,
+    );
+
+    const inDev = await h.as({ ...cast2.support, environment: 'dev' });
+    const inProd = await h.as(cast2.support);
+    const decide = async (action: string, call: { metadata: Record<string, string> }) =>
+      (await h.client.decide({ resource: 'es_orders', action }, call)).decision;
+    expect(await decide('search', inDev)).toMatchObject({
+      effect: DecisionEffect.ALLOW,
+      policyIds: ['resource/es_orders/access'],
+    });
+    expect(await decide('search', inProd)).toMatchObject({
+      effect: DecisionEffect.ALLOW,
+      policyIds: ['resource/es_orders/access'],
+    });
+    expect(await decide('count', inDev)).toMatchObject({
+      effect: DecisionEffect.DENY,
+      policyIds: ['policy/no-dev-counts/grant/0'],
+    });
+    expect((await decide('count', inProd))?.effect).toBe(DecisionEffect.ALLOW);
+    // Each environment's resource keeps its own attributes.
+    const cap = async (call: { metadata: Record<string, string> }) =>
+      (await h.client.getPermissionSet({ resource: 'es_orders' }, call)).permissionSet?.limitCap;
+    expect(await cap(inDev)).toBe(20);
+    expect(await cap(inProd)).toBe(50);
+
+    // The dev resource goes away: its bundle with it, and prod is untouched.
+    await h.deleteResource(dev);
+    await eventually(async () => ((await h.bundleInKv(t, 'dev')) === undefined ? true : undefined));
+    await eventually(async () =>
+      (await decide('search', inDev))?.reason.includes('unknown resource') ? true : undefined,
+    );
+    expect((await decide('search', inProd))?.effect).toBe(DecisionEffect.ALLOW);
   });
 });

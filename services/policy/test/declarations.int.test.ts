@@ -3,7 +3,7 @@ import { RpcStatus } from '@tollgate/contracts';
 import { DiffOperation } from '@tollgate/contracts/common/v1';
 import { PolicySubject } from '@tollgate/contracts/events/v1';
 import { DecisionEffect } from '@tollgate/contracts/policy/v1';
-import { EventTypes } from '@tollgate/kit';
+import { EventTypes, policyBundleKey } from '@tollgate/kit';
 import { TenantDeciders } from '../src/index.js';
 import {
   agentDescriptor,
@@ -121,7 +121,7 @@ describe('declarations', () => {
       expect(first.policy?.createdBy).toBe('operator');
       // Apply returns once the bundle including the change is in KV.
       const inKv = await eventually(async () => {
-        const bundle = await h.bundleInKv(tenant);
+        const bundle = await h.bundleInKv(tenant, null);
         return bundle?.version === first.bundleVersion ? bundle : undefined;
       });
       expect(inKv.hash).toBe(first.bundleHash);
@@ -130,7 +130,7 @@ describe('declarations', () => {
       const again = await h.client.applyPolicy({ descriptor: readOrders(tenant) as never }, as);
       expect(again).toMatchObject({ unchanged: true, diff: [], bundleVersion: 0 });
       expect(again.policy?.version).toBe(1);
-      expect((await h.bundleInKv(tenant))?.version).toBe(first.bundleVersion);
+      expect((await h.bundleInKv(tenant, null))?.version).toBe(first.bundleVersion);
 
       const changed = readOrders(tenant, ['es_orders.search', 'es_orders.get']);
       const second = await h.client.applyPolicy(
@@ -164,7 +164,7 @@ describe('declarations', () => {
       const gone = await rpcError(h.client.getPolicy({ name: 'support-read' }, as));
       expect(gone.code).toBe(RpcStatus.NOT_FOUND);
       expect(gone.message).toContain('was deleted (version 3)');
-      expect((await h.bundleInKv(tenant))?.policies.map((p) => p.id)).not.toContain(
+      expect((await h.bundleInKv(tenant, null))?.policies.map((p) => p.id)).not.toContain(
         'policy/support-read/grant/0',
       );
       const revived = await h.client.applyPolicy({ descriptor: readOrders(tenant) as never }, as);
@@ -223,7 +223,7 @@ describe('declarations', () => {
   it('declarations - invalid raw Cedar is refused with line and column, and nothing is stored', async () => {
     const { tenant, who } = await tenantWithAgents();
     const as = await h.as(who.operator);
-    const bundleBefore = await h.bundleInKv(tenant);
+    const bundleBefore = await h.bundleInKv(tenant, null);
     const before = await h.counts(tenant);
 
     const unknownAttribute = await rpcError(
@@ -272,7 +272,7 @@ describe('declarations', () => {
     expect(badGrant.details.map((d) => d.path)).toContain('spec.grants[0].actions[0]');
 
     expect(await h.counts(tenant)).toEqual(before);
-    expect((await h.bundleInKv(tenant))?.version).toBe(bundleBefore?.version);
+    expect((await h.bundleInKv(tenant, null))?.version).toBe(bundleBefore?.version);
 
     // A dry run of a valid policy compiles it without storing anything.
     const dry = await h.client.applyPolicy(
@@ -315,7 +315,8 @@ describe('declarations', () => {
     const executor = await TenantDeciders.start(h.parts.bundlesKv, logger);
     try {
       const principal = { tenant, agent: 'support_bot', environment: 'prod' };
-      const decide = () => executor.decider(tenant).decide(principal, 'search', 'es_orders');
+      const decide = () =>
+        executor.decider(tenant, 'prod').decide(principal, 'search', 'es_orders');
       await eventually(() => (decide().reason.includes('unknown resource') ? undefined : true));
       expect(decide().decision).toBe('deny');
       const applied = await h.client.applyPolicy(
@@ -338,11 +339,11 @@ describe('declarations', () => {
       { descriptor: readOrders(tenant) as never },
       await h.as(who.operator),
     );
-    await h.parts.bundlesKv.delete(tenant);
-    expect(await h.bundleInKv(tenant)).toBeUndefined();
+    await h.parts.bundlesKv.delete(policyBundleKey(tenant));
+    expect(await h.bundleInKv(tenant, null)).toBeUndefined();
     // No call, no change: the new instance's start-up pass restores it.
     const other = await h.startAnother();
-    const back = await eventually(() => h.bundleInKv(tenant), 30_000);
+    const back = await eventually(() => h.bundleInKv(tenant, null), 30_000);
     expect(back).toMatchObject({ version: applied.bundleVersion, hash: applied.bundleHash });
     // A second instance sharing the store claims new versions after the first one's.
     const second = await other.declarations.applyPolicy(

@@ -1,4 +1,4 @@
-import type { PublishedResource, ResourceDescriptor } from '@tollgate/core';
+import type { PublishedResource, ResourceDescriptor, ResourceSpec } from '@tollgate/core';
 
 /** A published resource (as the registry projects it) with the orders schema. */
 export function publishedResource(
@@ -24,7 +24,7 @@ export function publishedResource(
         },
       },
       access,
-    },
+    } as ResourceSpec,
   };
   return {
     tenant,

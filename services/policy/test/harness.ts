@@ -29,6 +29,7 @@ import {
   envelope,
   listenGrpc,
   loadTokenVerifier,
+  policyBundleKey,
   publishEnvelope,
   resourceKey,
   subjects,
@@ -70,9 +71,13 @@ export interface Harness {
   /** Puts a resource into the resources bucket, as the registry projects it. */
   putResource(resource: PublishedResource): Promise<void>;
   deleteResource(resource: PublishedResource): Promise<void>;
-  /** The tenant's bundle as KV holds it (undefined when none). */
+  /**
+   * The tenant's bundle of `environment` as KV holds it (default `prod`, the fixtures'; null:
+   * the bundle without resources); undefined when none.
+   */
   bundleInKv(
     tenant: string,
+    environment?: string | null,
   ): Promise<{ version: number; hash: string; policies: { id: string }[] } | undefined>;
   /** Another instance of the service on the same database and buckets (its own durable consumer). */
   startAnother(): Promise<PolicyParts>;
@@ -152,8 +157,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     deleteResource: async (r) => {
       await parts.resourcesKv.delete(resourceKey(r.tenant, r.environment, r.name));
     },
-    bundleInKv: async (tenant) => {
-      const entry = await parts.bundlesKv.get(tenant);
+    bundleInKv: async (tenant, environment = 'prod') => {
+      const entry = await parts.bundlesKv.get(policyBundleKey(tenant, environment ?? undefined));
       if (entry === null || entry.operation !== 'PUT') return undefined;
       return JSON.parse(bundleText(entry.value));
     },

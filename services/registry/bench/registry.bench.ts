@@ -26,6 +26,7 @@ import {
   generateIssuerKeys,
   issuePrincipalToken,
   parseCredentialNamespaces,
+  parseEgressRules,
   parsePublishedResource,
 } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
@@ -127,6 +128,9 @@ const options = {
   credentials: createCredentialResolver(),
   // the production default: every apply pays for the namespace check
   credentialNamespaces: parseCredentialNamespaces(DEFAULT_CREDENTIAL_NAMESPACES),
+  // and for the egress check of its endpoint, a listed name (resolved here without a DNS server)
+  egressRules: parseEgressRules('*/*=public,es.internal:9200'),
+  resolveHost: async () => ['10.0.0.9'],
   draftTtlMs: 3_600_000,
   reconcileIntervalMs: 0,
   bucket: `registry_bench_${run}`,

@@ -84,9 +84,7 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
       async get(req, ctx) {
         const principal = await reading(ctx, 'read resources');
         const query = checkRequest((p) => ({
-          tenant: p.scopePart('tenant', req.tenant),
-          environment: p.scopePart('environment', req.environment),
-          name: p.resourceName('name', req.name),
+          ...p.resource(req),
           version: req.version,
         }));
         return { resource: resourceVersionMessage(await registry.get(principal, query)) };
@@ -113,9 +111,7 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
       async history(req, ctx) {
         const principal = await reading(ctx, 'read resource history');
         const query = checkRequest((p) => ({
-          tenant: p.scopePart('tenant', req.tenant),
-          environment: p.scopePart('environment', req.environment),
-          name: p.resourceName('name', req.name),
+          ...p.resource(req),
           pageSize: p.pageSize(req.pageSize),
           pageToken: req.pageToken,
         }));
@@ -129,9 +125,7 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
       async rollback(req, ctx) {
         const principal = await changing(ctx, 'roll back resources');
         const query = checkRequest((p) => ({
-          tenant: p.scopePart('tenant', req.tenant),
-          environment: p.scopePart('environment', req.environment),
-          name: p.resourceName('name', req.name),
+          ...p.resource(req),
           toVersion: p.version('to_version', req.toVersion),
           expectedVersion: req.expectedVersion,
         }));
@@ -145,9 +139,7 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
       async delete(req, ctx) {
         const principal = await changing(ctx, 'delete resources');
         const query = checkRequest((p) => ({
-          tenant: p.scopePart('tenant', req.tenant),
-          environment: p.scopePart('environment', req.environment),
-          name: p.resourceName('name', req.name),
+          ...p.resource(req),
           expectedVersion: req.expectedVersion,
         }));
         return { resource: resourceVersionMessage(await registry.delete(principal, query)) };

@@ -1,4 +1,4 @@
-import { cfg, credentialNamespacesConfig } from '@tollgate/kit';
+import { cfg, credentialNamespacesConfig, egressRulesConfig } from '@tollgate/kit';
 
 /** The registry's own settings, on top of the common ones. */
 export const registryConfig = {
@@ -31,4 +31,5 @@ export const registryConfig = {
     86_400_000,
   ),
   credentialNamespaces: credentialNamespacesConfig,
+  egressRules: egressRulesConfig,
 };

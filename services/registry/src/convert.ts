@@ -1,26 +1,17 @@
 /** Domain values to their protobuf messages (init shapes). */
-import { fromJson } from '@bufbuild/protobuf';
 import type { JsonObject, MessageInitShape } from '@bufbuild/protobuf';
-import { ValueSchema, timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { DiffOperation } from '@tollgate/contracts/common/v1';
-import type { DiffEntrySchema, WarningSchema } from '@tollgate/contracts/common/v1';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { WarningSchema } from '@tollgate/contracts/common/v1';
 import { DraftStatus } from '@tollgate/contracts/registry/v1';
 import type {
   DiscoveredFieldSchema,
   DraftSchema,
   ResourceVersionSchema,
 } from '@tollgate/contracts/registry/v1';
-import type { DiffEntry } from './diff.js';
 import type { DraftView } from './drafts.js';
 import type { FieldReport } from './proposal.js';
 import type { VersionRecord } from './records.js';
 import type { Warning } from './warnings.js';
-
-const OPERATIONS: Record<DiffEntry['op'], DiffOperation> = {
-  added: DiffOperation.ADDED,
-  removed: DiffOperation.REMOVED,
-  changed: DiffOperation.CHANGED,
-};
 
 const STATUSES: Record<DraftView['status'], DraftStatus> = {
   pending: DraftStatus.PENDING,
@@ -46,14 +37,8 @@ export function resourceVersionMessage(
   };
 }
 
-export function diffMessages(diff: DiffEntry[]): MessageInitShape<typeof DiffEntrySchema>[] {
-  return diff.map((entry) => ({
-    path: entry.path,
-    operation: OPERATIONS[entry.op],
-    ...(entry.before === undefined ? {} : { before: fromJson(ValueSchema, entry.before) }),
-    ...(entry.after === undefined ? {} : { after: fromJson(ValueSchema, entry.after) }),
-  }));
-}
+/** Diffs as API messages: one conversion for every service (in kit). */
+export { diffMessages } from '@tollgate/kit';
 
 export function warningMessages(warnings: Warning[]): MessageInitShape<typeof WarningSchema>[] {
   return warnings.map(({ code, path, message }) => ({ code, path, message }));

@@ -5,6 +5,7 @@ import type {
   ConnectorRegistry,
   CredentialNamespaces,
   CredentialResolver,
+  EgressGuard,
   Principal,
 } from '@tollgate/core';
 import { assertCredentialsInScope } from './credential-scope.js';
@@ -56,20 +57,20 @@ export class Drafts {
 
   /** Connects and reads the real schema, merged with the declared one. Stores nothing. */
   async discover(principal: Principal, input: JsonObject): Promise<Proposal> {
-    const candidate = this.#candidate(principal, input, (c) =>
+    const candidate = await this.#candidate(principal, input, (c) =>
       discoveryPaths(c, this.#d.connectors),
     );
     const target = discoveryTarget(candidate, this.#d.connectors);
     if (target === undefined) throw new Error('a checked candidate has no discovery target');
     const schema = await this.#d.connectors
       .get(target.kind.type)
-      .discover(target.spec, this.#d.credentials);
+      .discover(target.spec, this.#d.credentials, { egress: this.#egressOf(candidate) });
     return composeProposal(candidate, { schema }, this.#d.connectors);
   }
 
   /** Proposes a resource from a partial descriptor and stores it as a pending draft. */
   async draft(principal: Principal, input: JsonObject, sessionId: string): Promise<DraftView> {
-    const candidate = this.#candidate(principal, input, () => ['metadata.name']);
+    const candidate = await this.#candidate(principal, input, () => ['metadata.name']);
     const proposal = composeProposal(
       candidate,
       await this.#discoverForDraft(candidate),
@@ -142,11 +143,11 @@ export class Drafts {
     return this.#view({ ...draft, ...decision });
   }
 
-  #candidate(
+  async #candidate(
     principal: Principal,
     input: JsonObject,
     required: (candidate: JsonObject) => readonly string[],
-  ): JsonObject {
+  ): Promise<JsonObject> {
     const kinds = this.#d.connectors;
     const candidate = completeEnvelope(input, scopeOf(principal, {}), kinds);
     checkPartial(candidate, required(candidate), kinds);
@@ -159,7 +160,17 @@ export class Drafts {
     const kind = typeof spec.type === 'string' ? kinds.find(spec.type) : undefined;
     const uses = kind?.credentialRefs(spec as never) ?? [];
     assertCredentialsInScope(this.#d.credentialNamespaces, scope, uses);
+    await this.#d.registry.assertEgress(scope, { spec });
     return candidate;
+  }
+
+  /** The egress guard of a checked candidate's scope. */
+  #egressOf(candidate: JsonObject): EgressGuard {
+    const metadata = candidate.metadata as JsonObject;
+    return this.#d.registry.egressGuard({
+      tenant: metadata.tenant as string,
+      environment: metadata.environment as string,
+    });
   }
 
   async #discoverForDraft(candidate: JsonObject): Promise<DiscoveryOutcome> {
@@ -172,7 +183,11 @@ export class Drafts {
     }
     try {
       const connector = this.#d.connectors.get(target.kind.type);
-      return { schema: await connector.discover(target.spec, this.#d.credentials) };
+      return {
+        schema: await connector.discover(target.spec, this.#d.credentials, {
+          egress: this.#egressOf(candidate),
+        }),
+      };
     } catch (err) {
       if (!isTollgateError(err)) throw err;
       return {

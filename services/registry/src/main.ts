@@ -1,6 +1,7 @@
 import { createConnectors } from '@tollgate/kinds';
 import {
   announceCredentialNamespaces,
+  announceEgressRules,
   bootService,
   createCredentialResolver,
   serviceEndpoints,
@@ -16,6 +17,7 @@ await bootService({
   mongo: true,
   async start({ config, logger, nc, mongo, grpcServer, lifecycle, verifier }) {
     announceCredentialNamespaces(logger, config.credentialNamespaces);
+    announceEgressRules(logger, config.egressRules);
     const connectors = createConnectors();
     const parts = await startRegistry({
       db: (mongo as NonNullable<typeof mongo>).db,
@@ -24,6 +26,7 @@ await bootService({
       connectors,
       credentials: createCredentialResolver(),
       credentialNamespaces: config.credentialNamespaces,
+      egressRules: config.egressRules,
       draftTtlMs: config.draftTtlMs,
       draftRetentionMs: config.draftRetentionMs,
       draftSweepIntervalMs: config.sweepIntervalMs,

@@ -3,19 +3,24 @@ import {
   applyDescriptorDefaults,
   descriptorHash,
   descriptorInvalid,
+  egressGuard,
   validateDescriptor,
 } from '@tollgate/core';
 import type {
   CredentialNamespaces,
   CredentialUse,
+  EgressGuard,
+  EgressRules,
   KindRegistry,
   Principal,
   ResourceDescriptor,
   ResourceKinds,
 } from '@tollgate/core';
 import { decodePageToken, encodePageToken, pagePositions } from '@tollgate/kit';
+import type { AddressLookup } from '@tollgate/kit';
 import type { Catalog } from './catalog.js';
 import { assertCredentialsInScope } from './credential-scope.js';
+import { assertEgressAllowed } from './egress-scope.js';
 import { diffDocuments } from './diff.js';
 import type { DiffEntry } from './diff.js';
 import {
@@ -28,9 +33,10 @@ import {
   versionConflict,
   versionNotFound,
 } from './errors.js';
+import type { PinOnConfirm } from './pinning.js';
 import type { VersionRecord } from './records.js';
 import { resourceId, scopeOf } from './scope.js';
-import type { ResourceRef } from './scope.js';
+import type { ResourceRef, Scope } from './scope.js';
 import type { ResourceStore } from './store.js';
 import { applyWarnings } from './warnings.js';
 import type { Warning } from './warnings.js';
@@ -90,8 +96,14 @@ export interface RegistryDeps {
   changes: ChangeSink;
   /** Which credential references each tenant's resources may name. */
   credentialNamespaces: CredentialNamespaces;
+  /** Which destinations each tenant's resources may connect to. */
+  egressRules: EgressRules;
+  /** How endpoint host names are resolved for the egress check (default: the system's). */
+  resolveHost?: AddressLookup;
   /** The kinds descriptors are read with. */
   kinds: KindRegistry;
+  /** What confirmation records of the live system (default: nothing). */
+  pin?: PinOnConfirm;
   clock?: () => Date;
 }
 
@@ -111,15 +123,21 @@ export class Registry {
   readonly #catalog: Catalog;
   readonly #changes: ChangeSink;
   readonly #namespaces: CredentialNamespaces;
+  readonly #egress: EgressRules;
+  readonly #resolveHost: AddressLookup | undefined;
   readonly #kinds: KindRegistry;
+  readonly #pin: PinOnConfirm | undefined;
   readonly #clock: () => Date;
 
   constructor(deps: RegistryDeps) {
     this.#kinds = deps.kinds;
+    this.#pin = deps.pin;
     this.#store = deps.store;
     this.#catalog = deps.catalog;
     this.#changes = deps.changes;
     this.#namespaces = deps.credentialNamespaces;
+    this.#egress = deps.egressRules;
+    this.#resolveHost = deps.resolveHost;
     this.#clock = deps.clock ?? (() => new Date());
   }
 
@@ -127,27 +145,56 @@ export class Registry {
    * Validates a Resource descriptor and makes it the next version. Applying what is already
    * current is a no-op (`unchanged`); applying a deleted resource revives it. A credential
    * reference outside the tenant's namespace is refused (INVALID_ARGUMENT), dry run or not.
+   * A kind that pins the live system pins what is still unpinned first (dry run too, so the
+   * diff shows the pins), and the pinned descriptor is validated again.
    */
   async apply(
     principal: Principal,
     input: unknown,
     options: ApplyOptions = {},
   ): Promise<ChangeOutcome> {
-    const descriptor = validResource(input, this.#kinds);
-    const ref = refOfDescriptor(principal, descriptor);
-    assertCredentialsInScope(this.#namespaces, ref, this.#credentialUses(descriptor));
+    const declared = checkedResource(input, this.#kinds);
+    const ref = refOfDescriptor(principal, declared);
+    assertCredentialsInScope(this.#namespaces, ref, this.#credentialUses(declared));
+    // Both before pinning, which connects to the live system.
+    await this.assertEgress(ref, declared);
+    const pinned = this.#pin === undefined ? declared : await this.#pin(declared);
+    const descriptor =
+      pinned === declared
+        ? applyDescriptorDefaults(declared, this.#kinds)
+        : validResource(pinned, this.#kinds);
     const hash = descriptorHash(descriptor);
     const outcome = await this.#change(principal, ref, options, (latest): Plan => {
       if (latest !== undefined && !latest.deleted && latest.hash === hash)
         return { unchanged: latest };
       return { next: { descriptor, hash, change: 'applied', deleted: false, rolledBackFrom: 0 } };
     });
-    return { ...outcome, warnings: applyWarnings(descriptor) };
+    return { ...outcome, warnings: this.#warnings(descriptor) };
+  }
+
+  /**
+   * INVALID_ARGUMENT when an endpoint of the descriptor is outside the egress rules of `scope`
+   * (drafts and discovery ask too, before connecting).
+   */
+  async assertEgress(scope: Scope, descriptor: { spec: unknown }, version?: number): Promise<void> {
+    const spec = descriptor.spec as { type?: unknown };
+    const kind = typeof spec.type === 'string' ? this.#kinds.find(spec.type) : undefined;
+    const uses = kind?.endpoints(spec as never) ?? [];
+    await assertEgressAllowed(this.#egress, scope, uses, this.#resolveHost, version);
+  }
+
+  /** The egress rules of `scope`, for a kind to ask with each address before connecting. */
+  egressGuard(scope: Scope): EgressGuard {
+    return egressGuard(this.#egress, scope);
   }
 
   /** The credential references a valid descriptor's kind says it names. */
   #credentialUses(descriptor: ResourceDescriptor): CredentialUse[] {
     return this.#kinds.get(descriptor.spec.type).credentialRefs(descriptor.spec);
+  }
+
+  #warnings(descriptor: ResourceDescriptor): Warning[] {
+    return applyWarnings(descriptor, this.#kinds.get(descriptor.spec.type).operations(descriptor));
   }
 
   /** The current version (0) or one version; a deleted resource's current version is NOT_FOUND. */
@@ -230,6 +277,7 @@ export class Registry {
         this.#credentialUses(target.descriptor),
         query.toVersion,
       );
+      await this.assertEgress(ref, target.descriptor, query.toVersion);
       if (query.toVersion === latest.version) throw alreadyCurrent(ref, query.toVersion);
       const { descriptor, hash } = target;
       return {
@@ -242,7 +290,7 @@ export class Registry {
         },
       };
     });
-    return { ...outcome, warnings: applyWarnings(outcome.record.descriptor) };
+    return { ...outcome, warnings: this.#warnings(outcome.record.descriptor) };
   }
 
   /** Soft delete: a tombstone version keeping the last descriptor; history stays readable. */
@@ -340,10 +388,15 @@ export class Registry {
 
 /** Validates a descriptor (every problem at once) and fills its defaults; only Resources. */
 export function validResource(input: unknown, kinds: ResourceKinds): ResourceDescriptor {
+  return applyDescriptorDefaults(checkedResource(input, kinds), kinds);
+}
+
+/** A valid Resource descriptor as declared, before defaults. */
+function checkedResource(input: unknown, kinds: ResourceKinds): ResourceDescriptor {
   const result = validateDescriptor(input, kinds);
   if (!result.ok) throw descriptorInvalid(result.problems);
   if (result.descriptor.kind !== 'Resource') throw notAResource(result.descriptor.kind);
-  return applyDescriptorDefaults(result.descriptor, kinds);
+  return result.descriptor;
 }
 
 function refOfDescriptor(principal: Principal, descriptor: ResourceDescriptor): ResourceRef {

@@ -19,6 +19,15 @@ export class RegistryRequestProblems extends RequestProblems {
     return value;
   }
 
+  /** The resource a request names: its tenant and environment (empty = the caller's), its name. */
+  resource(req: { tenant: string; environment: string; name: string }) {
+    return {
+      tenant: this.scopePart('tenant', req.tenant),
+      environment: this.scopePart('environment', req.environment),
+      name: this.resourceName('name', req.name),
+    };
+  }
+
   /** A version number that must be at least 1. */
   version(path: string, value: number): number {
     if (value < 1) this.add(path, 'a version number of 1 or more', String(value));

@@ -1,6 +1,11 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Db } from 'mongodb';
-import type { ConnectorRegistry, CredentialNamespaces, CredentialResolver } from '@tollgate/core';
+import type {
+  ConnectorRegistry,
+  CredentialNamespaces,
+  CredentialResolver,
+  EgressRules,
+} from '@tollgate/core';
 import {
   EventPublisher,
   OperatorRoles,
@@ -8,7 +13,7 @@ import {
   ensureEventStream,
   openBucket,
 } from '@tollgate/kit';
-import type { KV, Logger } from '@tollgate/kit';
+import type { AddressLookup, KV, Logger } from '@tollgate/kit';
 import { readBundleRoles } from '@tollgate/policy';
 import { Catalog } from './catalog.js';
 import { DraftStore } from './draft-store.js';
@@ -17,6 +22,7 @@ import type { DraftSweeper } from './draft-sweeper.js';
 import { Drafts } from './drafts.js';
 import { Projector, announceChanges } from './projector.js';
 import { Reconciler } from './reconciler.js';
+import { pinOnConfirm } from './pinning.js';
 import { Registry } from './registry.js';
 import { ResourceStore } from './store.js';
 
@@ -28,6 +34,10 @@ export interface RegistryServiceOptions {
   credentials: CredentialResolver;
   /** Which credential references each tenant's resources may name (checked before anything is stored or discovered). */
   credentialNamespaces: CredentialNamespaces;
+  /** Which destinations each tenant's resources may connect to (checked before anything is stored or discovered). */
+  egressRules: EgressRules;
+  /** How endpoint host names are resolved for that check (default: the system's resolver). */
+  resolveHost?: AddressLookup;
   draftTtlMs: number;
   /** How long past its expiry a draft is kept before it is deleted (default 24 h). */
   draftRetentionMs?: number;
@@ -77,10 +87,13 @@ export async function startRegistry(options: RegistryServiceOptions): Promise<Re
   const clock = options.clock ?? (() => new Date());
   const registry = new Registry({
     kinds: options.connectors,
+    pin: pinOnConfirm(options.connectors, options.credentials),
     store,
     catalog,
     changes: announceChanges(projector, logger),
     credentialNamespaces: options.credentialNamespaces,
+    egressRules: options.egressRules,
+    ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
     clock,
   });
   const drafts = new Drafts({

@@ -1,4 +1,4 @@
-import type { ResourceDescriptor } from '@tollgate/core';
+import type { OperationSpec, ResourceDescriptor } from '@tollgate/core';
 
 /** A non-fatal observation about a descriptor. */
 export interface Warning {
@@ -9,11 +9,18 @@ export interface Warning {
   message: string;
 }
 
-/** What an operator should know about a descriptor that is valid but probably not intended. */
-export function applyWarnings(descriptor: ResourceDescriptor): Warning[] {
+/**
+ * What an operator should know about a descriptor that is valid but probably not intended;
+ * `operations` are the ones its kind offers for it.
+ */
+export function applyWarnings(
+  descriptor: ResourceDescriptor,
+  operations: readonly OperationSpec[],
+): Warning[] {
   const fields = Object.values(descriptor.spec.schema.fields);
   const warnings: Warning[] = [];
-  if (!fields.some((field) => field.returnable === true)) {
+  const answersWithFields = operations.some((operation) => operation.returnsFields === true);
+  if (answersWithFields && !fields.some((field) => field.returnable === true)) {
     warnings.push({
       code: 'NO_RETURNABLE_FIELDS',
       path: 'spec.schema.fields',

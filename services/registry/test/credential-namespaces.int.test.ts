@@ -1,3 +1,4 @@
+import type { JsonObject } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RpcError, RpcStatus } from '@tollgate/contracts';
 import {
@@ -71,11 +72,9 @@ const operator = (t: string, environment = 'prod'): Principal => ({
   environment,
 });
 
-function withRef(t: string, credentialRef: string, name = 'es_orders'): Record<string, unknown> {
-  const descriptor = resourceDescriptor(t, name, { endpoint: proxy.url, index }) as {
-    spec: { connection: Record<string, unknown> };
-  };
-  descriptor.spec.connection.credentialRef = credentialRef;
+function withRef(t: string, credentialRef: string, name = 'es_orders'): JsonObject {
+  const descriptor = resourceDescriptor(t, name, { endpoint: proxy.url, index });
+  ((descriptor['spec'] as JsonObject)['connection'] as JsonObject)['credentialRef'] = credentialRef;
   return descriptor;
 }
 

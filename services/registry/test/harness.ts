@@ -5,6 +5,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { JsonObject } from '@bufbuild/protobuf';
 import { Server } from '@grpc/grpc-js';
 import { DeliverPolicy, jetstream } from '@nats-io/jetstream';
 import type { ConsumerMessages } from '@nats-io/jetstream';
@@ -16,11 +17,18 @@ import { RegistryService } from '@tollgate/contracts/registry/v1';
 import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
 import {
   UNRESTRICTED_CREDENTIAL_NAMESPACES,
+  UNRESTRICTED_EGRESS_RULES,
   createConnectorRegistry,
   generateIssuerKeys,
   issuePrincipalToken,
 } from '@tollgate/core';
-import type { CredentialNamespaces, IssuerKeys, Principal } from '@tollgate/core';
+import type {
+  ConnectorRegistry,
+  CredentialNamespaces,
+  EgressRules,
+  IssuerKeys,
+  Principal,
+} from '@tollgate/core';
 import {
   EVENTS_STREAM,
   EventTypes,
@@ -33,7 +41,7 @@ import {
   loadTokenVerifier,
   subjects,
 } from '@tollgate/kit';
-import type { GrpcServerHandle, Logger, MongoHandle } from '@tollgate/kit';
+import type { AddressLookup, GrpcServerHandle, Logger, MongoHandle } from '@tollgate/kit';
 import { infra, uniqueName } from '../../../test/support/infra.js';
 import { registerRegistryApi, startRegistry } from '../src/index.js';
 import type { RegistryParts } from '../src/index.js';
@@ -83,6 +91,10 @@ export interface InstanceOptions {
   draftSweepIntervalMs?: number;
   /** Credential namespaces of this instance (default: the harness's). */
   credentialNamespaces?: CredentialNamespaces;
+  /** Egress rules of this instance (default: the harness's). */
+  egressRules?: EgressRules;
+  /** How this instance resolves endpoint hosts (default: the system's resolver). */
+  resolveHost?: AddressLookup;
 }
 
 export interface HarnessOptions {
@@ -92,6 +104,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Default: unrestricted (tests of credential namespaces pass rules). */
   credentialNamespaces?: CredentialNamespaces;
+  /** Default: unrestricted (tests of egress rules pass rules). */
+  egressRules?: EgressRules;
   /** The issuer whose tokens the registry trusts (default: a fresh one). */
   keys?: IssuerKeys;
   /**
@@ -99,19 +113,27 @@ export interface HarnessOptions {
    * own bucket, where `as(principal)` declares the principal an admin.
    */
   roles?: { bundlesBucket: string };
+  /** The kinds the registry knows (default: the Elasticsearch kind alone). */
+  connectors?: ConnectorRegistry;
+  /** The bus (e.g. a cluster's URLs and seeds; default: deploy/local's NATS). */
+  bus?: { url: string; credentialsDir: string };
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dbName = uniqueName('registry_test');
   const mongo = await connectMongo(`${infra.mongoUrl}/${dbName}`);
-  const nc = await connectTestBus({ url: infra.natsUrl, name: 'registry-test' });
+  const nc = await connectTestBus({
+    url: options.bus?.url ?? infra.natsUrl,
+    name: 'registry-test',
+    ...(options.bus ? { credentialsDir: options.bus.credentialsDir } : {}),
+  });
   const bucket = uniqueName('reg_kv');
   const keys = options.keys ?? (await generateIssuerKeys('registry-test'));
   const dir = await mkdtemp(join(tmpdir(), 'registry-issuers-'));
   const issuersFile = join(dir, 'issuers.json');
   await writeFile(issuersFile, JSON.stringify(keys));
   const verifier = await loadTokenVerifier(issuersFile);
-  const connectors = createConnectorRegistry([elasticsearchConnector]);
+  const connectors = options.connectors ?? createConnectorRegistry([elasticsearchConnector]);
   const instances: RegistryInstance[] = [];
   const bundlesBucket = options.roles?.bundlesBucket ?? uniqueName('reg_bundles');
   const bundlesKv = await openBucket(nc, bundlesBucket);
@@ -138,6 +160,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         o.credentialNamespaces ??
         options.credentialNamespaces ??
         UNRESTRICTED_CREDENTIAL_NAMESPACES,
+      egressRules: o.egressRules ?? options.egressRules ?? UNRESTRICTED_EGRESS_RULES,
+      ...(o.resolveHost === undefined ? {} : { resolveHost: o.resolveHost }),
       draftTtlMs: o.draftTtlMs ?? options.draftTtlMs ?? 3_600_000,
       reconcileIntervalMs: 0,
       ...(o.draftRetentionMs === undefined ? {} : { draftRetentionMs: o.draftRetentionMs }),
@@ -214,7 +238,7 @@ export function resourceDescriptor(
     index?: string;
     endpoint?: string;
   } = {},
-): Record<string, unknown> {
+): JsonObject {
   return {
     apiVersion: 'tollgate.dev/v1',
     kind: 'Resource',

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResourceChange } from '@tollgate/contracts/events/v1';
-import { UNRESTRICTED_CREDENTIAL_NAMESPACES, parsePublishedResource } from '@tollgate/core';
+import {
+  UNRESTRICTED_CREDENTIAL_NAMESPACES,
+  UNRESTRICTED_EGRESS_RULES,
+  parsePublishedResource,
+} from '@tollgate/core';
 import type { Principal, PublishedResource } from '@tollgate/core';
 import { EventPublisher, createLogger, openBucket, resourceKey } from '@tollgate/kit';
 import {
@@ -176,6 +180,7 @@ describe('projection', () => {
       catalog: new Catalog(),
       changes: announceChanges(projector, logger),
       credentialNamespaces: UNRESTRICTED_CREDENTIAL_NAMESPACES,
+      egressRules: UNRESTRICTED_EGRESS_RULES,
       kinds: resourceKinds,
     });
     await broken.close();
@@ -211,6 +216,7 @@ describe('projection', () => {
       catalog: new Catalog(),
       changes: announceChanges(projector, createLogger({ service: 't', level: 'silent' })),
       credentialNamespaces: UNRESTRICTED_CREDENTIAL_NAMESPACES,
+      egressRules: UNRESTRICTED_EGRESS_RULES,
       kinds: resourceKinds,
     });
     const { record } = await isolated.apply(

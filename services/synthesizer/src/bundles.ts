@@ -1,21 +1,24 @@
 /**
- * One local policy decider per tenant, loaded from the policy service's `tollgate_policy_bundles`
- * KV projection. Fails closed: a tenant without a bundle, or whose bundle could not be loaded,
- * is offered nothing.
+ * One local policy decider per bundle key of the policy service's `tollgate_policy_bundles` KV
+ * projection (`<tenant>.<environment>`, and `<tenant>` for the tenant's bundle without
+ * resources): a principal is offered what its environment's bundle allows, or the bundle
+ * without resources when the environment has none. Fails closed: a tenant without a bundle, or
+ * whose bundle could not be loaded, is offered nothing.
  */
 import { TollgateError } from '@tollgate/core';
 import type { Principal } from '@tollgate/core';
+import { parsePolicyBundleKey, policyBundleKey, policyBundleLookup } from '@tollgate/kit';
 import { LocalDecider, agentRoles, parseBundle } from '@tollgate/policy';
 import type { OfferedPermissions } from '@tollgate/policy';
 
-/** What applying one KV value did. */
+/** What applying one KV value did (`key`: the bundle key it was stored under). */
 export type BundleChange =
-  | { kind: 'loaded'; tenant: string; version: number; hash: string }
-  | { kind: 'kept'; tenant: string; reason: string }
-  | { kind: 'failed'; tenant: string; reason: string }
-  | { kind: 'removed'; tenant: string }
-  /** Held, to be loaded when the tenant is first asked for (see PolicyBundles). */
-  | { kind: 'deferred'; tenant: string };
+  | { kind: 'loaded'; key: string; version: number; hash: string }
+  | { kind: 'kept'; key: string; reason: string }
+  | { kind: 'failed'; key: string; reason: string }
+  | { kind: 'removed'; key: string }
+  /** Held, to be loaded when the key is first asked for (see PolicyBundles). */
+  | { kind: 'deferred'; key: string };
 
 /** A principal the tenant's bundle knows: its roles and what it may do per resource. */
 export interface PrincipalAccess {
@@ -37,66 +40,74 @@ interface Loaded {
 }
 
 /**
- * The tenants' deciders. A bundle of a tenant nobody has asked for yet is only held, and
- * compiled on first use: a bucket of thousands of tenants costs nothing at startup, and a
- * tenant whose decider is loaded is hot-reloaded at once, as before.
+ * The deciders, by bundle key. A bundle nobody has asked for yet is only held, and compiled on
+ * first use: a bucket of thousands of tenants costs nothing at startup, and a key whose decider
+ * is loaded is hot-reloaded at once, as before.
  */
 export class PolicyBundles {
-  readonly #tenants = new Map<string, Loaded>();
+  readonly #keys = new Map<string, Loaded>();
   readonly #pending = new Map<string, Uint8Array>();
 
-  /** Applies the KV value stored under `tenant`, or its deletion (`undefined`). */
-  apply(tenant: string, value: Uint8Array | undefined): BundleChange {
+  /** Applies the KV value stored under `key`, or its deletion (`undefined`). */
+  apply(key: string, value: Uint8Array | undefined): BundleChange {
     if (value === undefined) {
-      this.#tenants.delete(tenant);
-      this.#pending.delete(tenant);
-      return { kind: 'removed', tenant };
+      this.#keys.delete(key);
+      this.#pending.delete(key);
+      return { kind: 'removed', key };
     }
-    if (!this.#tenants.has(tenant)) {
-      this.#pending.set(tenant, value);
-      return { kind: 'deferred', tenant };
+    if (!this.#keys.has(key)) {
+      this.#pending.set(key, value);
+      return { kind: 'deferred', key };
     }
-    return this.#load(tenant, value);
+    return this.#load(key, value);
   }
 
-  /** Compiles a held bundle, if the tenant has one waiting. */
-  #settle(tenant: string): void {
-    const value = this.#pending.get(tenant);
+  /** Compiles a held bundle, if the key has one waiting. */
+  #settle(key: string): void {
+    const value = this.#pending.get(key);
     if (value === undefined) return;
-    this.#pending.delete(tenant);
-    this.#load(tenant, value);
+    this.#pending.delete(key);
+    this.#load(key, value);
   }
 
-  #load(tenant: string, value: Uint8Array): BundleChange {
+  #load(key: string, value: Uint8Array): BundleChange {
     const parsed = parseBundle(value);
-    if (!parsed.ok) return this.#fail(tenant, parsed.reason);
+    if (!parsed.ok) return this.#fail(key, parsed.reason);
     const bundle = parsed.bundle;
-    if (bundle.tenant !== tenant) {
-      return this.#fail(
-        tenant,
-        `the bundle stored under "${tenant}" is for tenant "${bundle.tenant}"`,
-      );
+    if (bundle.tenant !== parsePolicyBundleKey(key)?.tenant) {
+      return this.#fail(key, `the bundle stored under "${key}" is for tenant "${bundle.tenant}"`);
     }
-    let held = this.#tenants.get(tenant);
+    let held = this.#keys.get(key);
     if (held === undefined || held.failed !== undefined) {
       held = { decider: new LocalDecider() };
-      this.#tenants.set(tenant, held);
+      this.#keys.set(key, held);
     }
     const result = held.decider.load(bundle);
     if (!result.ok) {
-      if (result.kept) return { kind: 'kept', tenant, reason: result.reason };
-      return this.#fail(tenant, result.reason);
+      if (result.kept) return { kind: 'kept', key, reason: result.reason };
+      return this.#fail(key, result.reason);
     }
     held.roles = agentRoles(bundle);
     held.version = result.version;
     held.hash = result.hash;
-    return { kind: 'loaded', tenant, version: result.version, hash: result.hash };
+    return { kind: 'loaded', key, version: result.version, hash: result.hash };
   }
 
-  /** Hash of the bundle a tenant's decider holds. */
-  hash(tenant: string): string | undefined {
-    this.#settle(tenant);
-    return this.#tenants.get(tenant)?.hash;
+  /** Hash of the bundle held under `key` (default: the tenant's bundle without resources). */
+  hash(tenant: string, environment?: string): string | undefined {
+    const key = policyBundleKey(tenant, environment);
+    this.#settle(key);
+    return this.#keys.get(key)?.hash;
+  }
+
+  /** The held bundle deciding for `principal`'s environment. */
+  #deciding(tenant: string, environment: string): Loaded | undefined {
+    for (const key of policyBundleLookup(tenant, environment)) {
+      this.#settle(key);
+      const held = this.#keys.get(key);
+      if (held !== undefined) return held;
+    }
+    return undefined;
   }
 
   /**
@@ -105,8 +116,7 @@ export class PolicyBundles {
    */
   access(principal: Principal): PrincipalAccess {
     const { tenant, agent } = principal;
-    this.#settle(tenant);
-    const held = this.#tenants.get(tenant);
+    const held = this.#deciding(tenant, principal.environment);
     if (held === undefined) {
       throw new TollgateError(
         'POLICY_UNAVAILABLE',
@@ -140,8 +150,8 @@ export class PolicyBundles {
     };
   }
 
-  #fail(tenant: string, reason: string): BundleChange {
-    this.#tenants.set(tenant, { decider: new LocalDecider(), failed: reason });
-    return { kind: 'failed', tenant, reason };
+  #fail(key: string, reason: string): BundleChange {
+    this.#keys.set(key, { decider: new LocalDecider(), failed: reason });
+    return { kind: 'failed', key, reason };
   }
 }

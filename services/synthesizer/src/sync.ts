@@ -3,6 +3,8 @@
  * policy service's bundles, watched for hot reload. `resource.changed` / `policy.changed` events
  * are a second path: one that announces something the synthesizer does not hold yet makes it
  * read the entry at once. Entries are applied in revision order, whichever path brings them.
+ * `tool.withdrawn` (an executor found a pinned definition changed) stops offering that
+ * operation until a newer version of the resource.
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import {
@@ -10,6 +12,7 @@ import {
   buckets,
   decodeEnvelope,
   openBucket,
+  policyBundleKey,
   resourceKey,
   subjects,
   watchBucket,
@@ -87,6 +90,19 @@ export async function startSync(options: SyncOptions): Promise<Sync> {
         ),
       );
   };
+  // A publication changes the tenant's bundle without resources and maybe each environment's.
+  const refreshBundles = (tenant: string): void => {
+    refresh(bundles, policyBundleKey(tenant));
+    void (async () => {
+      for await (const key of await bundles.kv.keys(`${policyBundleKey(tenant)}.*`))
+        refresh(bundles, key);
+    })().catch((err: unknown) =>
+      logger.warn(
+        { tenant, err: { message: (err as Error).message } },
+        'could not list the bundles of a tenant',
+      ),
+    );
+  };
   const onEvent = (data: Uint8Array): void => {
     const event = decodeEnvelope(data);
     const payload = event.payload;
@@ -94,27 +110,26 @@ export async function startSync(options: SyncOptions): Promise<Sync> {
       const { tenant, environment, name, version } = payload.value;
       const key = resourceKey(tenant, environment, name);
       if (synthesizer.catalog.byKey(key)?.version !== version) refresh(resources, key);
+    } else if (payload.case === 'toolWithdrawn') {
+      const { tenant, environment, resource, resourceVersion, operation } = payload.value;
+      synthesizer.withdraw(resourceKey(tenant, environment, resource), resourceVersion, operation);
     } else if (payload.case === 'policyChanged') {
       const { tenant, bundleHash } = payload.value;
-      if (tenant !== '' && synthesizer.bundles.hash(tenant) !== bundleHash)
-        refresh(bundles, tenant);
+      if (tenant !== '' && synthesizer.bundles.hash(tenant) !== bundleHash) refreshBundles(tenant);
     }
   };
-  const subscriptions: Subscription[] = [EventTypes.resourceChanged, EventTypes.policyChanged].map(
-    (type) =>
-      nc.subscribe(subjects.eventsOf(type), {
-        callback: (err, msg) => {
-          if (err !== null) return;
-          try {
-            onEvent(msg.data);
-          } catch (cause) {
-            logger.warn(
-              { type, err: { message: (cause as Error).message } },
-              'change event ignored',
-            );
-          }
-        },
-      }),
+  const followed = [EventTypes.resourceChanged, EventTypes.policyChanged, EventTypes.toolWithdrawn];
+  const subscriptions: Subscription[] = followed.map((type) =>
+    nc.subscribe(subjects.eventsOf(type), {
+      callback: (err, msg) => {
+        if (err !== null) return;
+        try {
+          onEvent(msg.data);
+        } catch (cause) {
+          logger.warn({ type, err: { message: (cause as Error).message } }, 'change event ignored');
+        }
+      },
+    }),
   );
 
   return {

@@ -12,7 +12,7 @@ import {
   savedQueryNameOf,
 } from '@tollgate/core';
 import type { CredentialNamespaces, Principal, RecallScope, ToolFormat } from '@tollgate/core';
-import { MemoryProjection } from '@tollgate/kit';
+import { MemoryProjection, parsePolicyBundleKey } from '@tollgate/kit';
 import type { CatalogChange, CatalogEntry, Logger } from '@tollgate/kit';
 import { PolicyBundles } from './bundles.js';
 import type { BundleChange, PrincipalAccess } from './bundles.js';
@@ -76,6 +76,8 @@ export class Synthesizer {
   readonly #namespaces: CredentialNamespaces;
   /** Whether each catalog entry's credential reference may be used (decided once per entry). */
   readonly #credentialAllowed = new WeakMap<CatalogEntry, boolean>();
+  /** Operations an executor withdrew, by resource key: the version they were withdrawn in. */
+  readonly #withdrawn = new Map<string, { version: number; operations: Set<string> }>();
 
   constructor(deps: SynthesizerDeps) {
     this.#logger = deps.logger;
@@ -106,20 +108,35 @@ export class Synthesizer {
     return change;
   }
 
+  /**
+   * An executor withdrew `operation` of a resource version (its pinned definition no longer
+   * matches the live system): it is offered to nobody while that version is current; a newer
+   * version (a new confirmation) offers it again. A withdrawal for an older version is ignored.
+   */
+  withdraw(key: string, version: number, operation: string): void {
+    const current = this.catalog.byKey(key)?.version;
+    if (current !== undefined && version !== 0 && version < current) return;
+    const held = this.#withdrawn.get(key);
+    if (held !== undefined && held.version === version) held.operations.add(operation);
+    else this.#withdrawn.set(key, { version, operations: new Set([operation]) });
+    this.#logger.warn({ key, version, operation }, 'operation withdrawn; no longer offered');
+  }
+
   /** Applies a value (or deletion) of the policy bundles KV bucket. */
-  applyBundle(tenant: string, value: Uint8Array | undefined): BundleChange {
+  applyBundle(key: string, value: Uint8Array | undefined): BundleChange {
     const started = performance.now();
-    const change = this.bundles.apply(tenant, value);
+    const change = this.bundles.apply(key, value);
     const ms = Math.round(performance.now() - started);
+    const where = { key, tenant: parsePolicyBundleKey(key)?.tenant };
     if (change.kind === 'failed' || change.kind === 'kept') {
       this.#logger.warn(
-        { tenant, reason: change.reason, change: change.kind, ms },
+        { ...where, reason: change.reason, change: change.kind, ms },
         'policy bundle refused',
       );
     } else if (change.kind === 'deferred') {
-      this.#logger.debug({ tenant }, 'policy bundle held until the tenant is first asked for');
+      this.#logger.debug(where, 'policy bundle held until it is first asked for');
     } else {
-      this.#logger.info({ ...change, ms }, 'policy bundle changed');
+      this.#logger.info({ ...where, ...change, ms }, 'policy bundle changed');
     }
     return change;
   }
@@ -295,9 +312,14 @@ export class Synthesizer {
       );
       return undefined;
     }
-    if (permissions.operations.length === 0) return undefined;
+    const withdrawn = this.#withdrawnOf(entry);
+    const offered =
+      withdrawn === undefined
+        ? permissions
+        : { ...permissions, operations: permissions.operations.filter((o) => !withdrawn.has(o)) };
+    if (offered.operations.length === 0) return undefined;
     try {
-      const set = this.tools.toolSet(entry, permissions);
+      const set = this.tools.toolSet(entry, offered);
       return set.tools.length > 0 ? set : undefined;
     } catch (err) {
       this.#logger.error(
@@ -306,6 +328,17 @@ export class Synthesizer {
       );
       return undefined;
     }
+  }
+
+  /** The operations withdrawn in the entry's version (a newer version clears them). */
+  #withdrawnOf(entry: CatalogEntry): ReadonlySet<string> | undefined {
+    const held = this.#withdrawn.get(entry.key);
+    if (held === undefined) return undefined;
+    if (held.version !== 0 && held.version < entry.version) {
+      this.#withdrawn.delete(entry.key);
+      return undefined;
+    }
+    return held.operations;
   }
 
   /** Whether the executor would resolve the entry's credential at all (warned once per entry). */

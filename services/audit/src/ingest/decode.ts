@@ -14,12 +14,14 @@ type PayloadCase = NonNullable<EventEnvelope['payload']['case']>;
 const PAYLOAD_OF: Record<EventType, PayloadCase> = {
   [EventTypes.resourceChanged]: 'resourceChanged',
   [EventTypes.policyChanged]: 'policyChanged',
+  [EventTypes.callStarted]: 'callStarted',
   [EventTypes.callCompleted]: 'callCompleted',
   [EventTypes.callDenied]: 'callDenied',
   [EventTypes.approvalRequested]: 'approvalRequested',
   [EventTypes.approvalDecided]: 'approvalDecided',
   [EventTypes.memoryWritten]: 'memoryWritten',
   [EventTypes.toolsListed]: 'toolsListed',
+  [EventTypes.toolWithdrawn]: 'toolWithdrawn',
 };
 
 const TENANT = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -88,6 +90,7 @@ function envelopeProblem(subject: string, event: EventEnvelope): string | undefi
 function payloadTenant(event: EventEnvelope): string | undefined {
   const p = event.payload;
   switch (p.case) {
+    case 'callStarted':
     case 'callCompleted':
     case 'callDenied':
     case 'toolsListed':
@@ -98,6 +101,7 @@ function payloadTenant(event: EventEnvelope): string | undefined {
     case 'resourceChanged':
     case 'policyChanged':
     case 'memoryWritten':
+    case 'toolWithdrawn':
       return p.value.tenant;
     default:
       return undefined;

@@ -4,8 +4,9 @@ import { CallStatus } from '@tollgate/contracts/call/v1';
 import { ErrorCategory, ErrorCode } from '@tollgate/contracts/common/v1';
 import type { Error as CallError, Principal } from '@tollgate/contracts/common/v1';
 import { EventEnvelopeSchema } from '@tollgate/contracts/events/v1';
-import type { EventEnvelope } from '@tollgate/contracts/events/v1';
+import type { CallCompleted, CallStarted, EventEnvelope } from '@tollgate/contracts/events/v1';
 import { DecisionEffect } from '@tollgate/contracts/policy/v1';
+import { toolName } from '@tollgate/core';
 import { RECORD_FORMAT, UNATTRIBUTED_CHAIN } from '../record.js';
 import type { RecordDraft, RecordFacets } from '../record.js';
 
@@ -52,14 +53,16 @@ export function chainOf(event: EventEnvelope): string {
 
 /**
  * What makes two events the same fact: a call outcome is keyed by call id, type and status (a
- * call reported twice under different event ids is stored once); anything else by event id.
+ * call reported twice under different event ids is stored once), a call's start by call id;
+ * anything else by event id.
  */
 export function dedupeKey(event: EventEnvelope): string {
   const p = event.payload;
   if (p.case === 'callCompleted' && p.value.callId !== '') {
     return `${event.type}/${p.value.callId}/${statusName(p.value.status) || 'unspecified'}`;
   }
-  if (p.case === 'callDenied' && p.value.callId !== '') return `${event.type}/${p.value.callId}`;
+  if ((p.case === 'callDenied' || p.case === 'callStarted') && p.value.callId !== '')
+    return `${event.type}/${p.value.callId}`;
   return `event/${event.eventId}`;
 }
 
@@ -92,6 +95,23 @@ function errorFacets(error: CallError | undefined): Partial<RecordFacets> {
   };
 }
 
+/** The facets `call.started` and `call.completed` share. */
+function callFacets(c: CallStarted | CallCompleted): Partial<RecordFacets> {
+  return {
+    ...who(c.principal),
+    session_id: c.sessionId,
+    call_id: c.callId,
+    tool: c.tool,
+    tool_version: c.toolVersion,
+    resource: c.resource,
+    resource_version: c.resourceVersion,
+    decision: decisionName(c.decision),
+    policy_ids: [...c.policyIds],
+    approval_id: c.approvalId,
+    idempotency_key: c.idempotencyKey,
+  };
+}
+
 function facetsOf(event: EventEnvelope): Partial<RecordFacets> {
   const p = event.payload;
   switch (p.case) {
@@ -99,19 +119,9 @@ function facetsOf(event: EventEnvelope): Partial<RecordFacets> {
       const c = p.value;
       const meta = c.meta;
       return {
-        ...who(c.principal),
+        ...callFacets(c),
         ...errorFacets(c.error),
-        session_id: c.sessionId,
-        call_id: c.callId,
-        tool: c.tool,
-        tool_version: c.toolVersion,
-        resource: c.resource,
-        resource_version: c.resourceVersion,
         status: statusName(c.status),
-        decision: decisionName(c.decision),
-        policy_ids: [...c.policyIds],
-        approval_id: c.approvalId,
-        idempotency_key: c.idempotencyKey,
         latency_ms: meta?.latencyMs ?? 0,
         upstream_status: meta?.upstreamStatus ?? 0,
         returned: meta?.returned ?? 0,
@@ -120,6 +130,8 @@ function facetsOf(event: EventEnvelope): Partial<RecordFacets> {
         bytes: meta?.bytes ?? 0,
       };
     }
+    case 'callStarted':
+      return { ...callFacets(p.value), status: 'started' };
     case 'callDenied': {
       const c = p.value;
       return {
@@ -152,6 +164,12 @@ function facetsOf(event: EventEnvelope): Partial<RecordFacets> {
       return { ...who(p.value.principal), session_id: p.value.sessionId };
     case 'resourceChanged':
       return { resource: p.value.name, resource_version: p.value.version };
+    case 'toolWithdrawn':
+      return {
+        resource: p.value.resource,
+        resource_version: p.value.resourceVersion,
+        tool: toolName(p.value.resource, p.value.operation),
+      };
     case 'memoryWritten':
       return { agent: p.value.agent, user: p.value.user, session_id: p.value.sessionId };
     default:

@@ -94,7 +94,7 @@ export interface EventScreening {
 export function screenEvent(event: EventEnvelope, maxBytes: number): EventScreening {
   const p = event.payload;
   const holder =
-    p.case === 'callCompleted' || p.case === 'callDenied'
+    p.case === 'callStarted' || p.case === 'callCompleted' || p.case === 'callDenied'
       ? p.value
       : p.case === 'approvalRequested' || p.case === 'approvalDecided'
         ? p.value.approval
@@ -104,7 +104,8 @@ export function screenEvent(event: EventEnvelope, maxBytes: number): EventScreen
   if (result.redacted === 0 && !result.truncated) return { event, redacted: 0, truncated: false };
   const copy = clone(EventEnvelopeSchema, event);
   const c = copy.payload;
-  if (c.case === 'callCompleted' || c.case === 'callDenied') c.value.arguments = result.arguments;
+  if (c.case === 'callStarted' || c.case === 'callCompleted' || c.case === 'callDenied')
+    c.value.arguments = result.arguments;
   else if ((c.case === 'approvalRequested' || c.case === 'approvalDecided') && c.value.approval) {
     c.value.approval.arguments = result.arguments;
   }

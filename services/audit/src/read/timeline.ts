@@ -3,20 +3,46 @@ import { SessionStepSchema } from '@tollgate/contracts/audit/v1';
 import type { SessionStep } from '@tollgate/contracts/audit/v1';
 import { CallStatus } from '@tollgate/contracts/call/v1';
 import type { CallMeta } from '@tollgate/contracts/call/v1';
+import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { MemoryItemKind } from '@tollgate/contracts/events/v1';
-import type { EventEnvelope, SavedQueryUse } from '@tollgate/contracts/events/v1';
+import type {
+  CallCompleted,
+  CallStarted,
+  EventEnvelope,
+  SavedQueryUse,
+} from '@tollgate/contracts/events/v1';
 import { ApprovalStatus, DecisionEffect } from '@tollgate/contracts/policy/v1';
 import { enumName, errorCodeName } from '../ingest/draft.js';
 import type { AuditDocument } from '../record.js';
+import { toolName } from '@tollgate/core';
 
 /** Fields of a step, as the parts of it are assembled. */
 type StepInit = Partial<Omit<SessionStep, '$typeName' | '$unknown'>>;
 
 /**
- * One timeline step per record: who was offered which tools, what each call asked, what policy
- * decided, what an approver said and what came back — with a one-line summary in words.
+ * Whether a `call.started` record has its pair: `answered` (a completion or denial of the same
+ * call is recorded), `running` (none yet, its deadline not passed) or `unknown` (none by its
+ * deadline: the executor stopped mid-way and the outcome was never recorded).
  */
-export function sessionStep(doc: AuditDocument, event: EventEnvelope): SessionStep {
+export type StartPairing = 'answered' | 'running' | 'unknown';
+
+/** The pairing of a `call.started` event, given whether its call has an outcome record. */
+export function startPairing(event: EventEnvelope, answered: boolean, now: number): StartPairing {
+  if (answered) return 'answered';
+  const deadline = event.payload.case === 'callStarted' ? event.payload.value.deadline : undefined;
+  return deadline !== undefined && timestampMs(deadline) < now ? 'unknown' : 'running';
+}
+
+/**
+ * One timeline step per record: who was offered which tools, what each call asked, what policy
+ * decided, what an approver said and what came back — with a one-line summary in words. A
+ * `call.started` step says whether its call's outcome is recorded (`pairing`).
+ */
+export function sessionStep(
+  doc: AuditDocument,
+  event: EventEnvelope,
+  pairing: StartPairing = 'answered',
+): SessionStep {
   const base: StepInit = {
     sequence: BigInt(doc.seq),
     ...(event.occurredAt ? { occurredAt: event.occurredAt } : {}),
@@ -27,7 +53,7 @@ export function sessionStep(doc: AuditDocument, event: EventEnvelope): SessionSt
     traceId: event.traceId,
     hash: doc.hash,
   };
-  return create(SessionStepSchema, { ...base, ...details(event) });
+  return create(SessionStepSchema, { ...base, ...details(event, pairing) });
 }
 
 /** A step as one line of JSON Lines (no trailing newline). */
@@ -35,9 +61,23 @@ export function stepLine(step: SessionStep): string {
   return JSON.stringify(toJson(SessionStepSchema, step));
 }
 
-function details(event: EventEnvelope): StepInit {
+const STARTED_SUFFIX: Record<StartPairing, string> = {
+  answered: '',
+  running: ' (no outcome recorded yet)',
+  unknown:
+    ' -> outcome unknown: no completion was recorded by its deadline (its executor stopped mid-way)',
+};
+
+function details(event: EventEnvelope, pairing: StartPairing): StepInit {
   const p = event.payload;
   switch (p.case) {
+    case 'callStarted': {
+      const c = p.value;
+      return {
+        ...callStep(c),
+        summary: `${toolInWords(c.tool, c.savedQuery) || 'call'} started${STARTED_SUFFIX[pairing]}`,
+      };
+    }
     case 'toolsListed': {
       const tools = p.value.tools;
       const names = tools.map((t) => `${t.name}@${t.version.slice(0, 12)}`).join(', ');
@@ -49,18 +89,10 @@ function details(event: EventEnvelope): StepInit {
     case 'callCompleted': {
       const c = p.value;
       return {
-        tool: c.tool,
-        toolVersion: c.toolVersion,
-        resource: c.resource,
-        resourceVersion: c.resourceVersion,
-        ...(c.arguments ? { arguments: c.arguments } : {}),
-        decision: c.decision,
-        policyIds: c.policyIds,
-        approvalId: c.approvalId,
+        ...callStep(c),
         status: c.status,
         ...(c.error ? { error: c.error } : {}),
         ...(c.meta ? { meta: c.meta } : {}),
-        idempotencyKey: c.idempotencyKey,
         summary: completedSummary(
           toolInWords(c.tool, c.savedQuery),
           c.status,
@@ -121,9 +153,30 @@ function details(event: EventEnvelope): StepInit {
       };
     case 'policyChanged':
       return { summary: `policy ${p.value.name} changed (version ${p.value.version})` };
+    case 'toolWithdrawn':
+      return {
+        resource: p.value.resource,
+        resourceVersion: p.value.resourceVersion,
+        summary: `tool ${toolName(p.value.resource, p.value.operation)} withdrawn: its ${p.value.changes.map((c) => c.part).join(', ') || 'definition'} changed since it was pinned`,
+      };
     default:
       return { summary: event.type };
   }
+}
+
+/** The parts of a step `call.started` and `call.completed` share. */
+function callStep(c: CallStarted | CallCompleted): StepInit {
+  return {
+    tool: c.tool,
+    toolVersion: c.toolVersion,
+    resource: c.resource,
+    resourceVersion: c.resourceVersion,
+    ...(c.arguments ? { arguments: c.arguments } : {}),
+    decision: c.decision,
+    policyIds: c.policyIds,
+    approvalId: c.approvalId,
+    idempotencyKey: c.idempotencyKey,
+  };
 }
 
 /** The tool a call named, and the saved query it went through when it did. */

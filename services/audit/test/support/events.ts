@@ -79,6 +79,34 @@ export function callCompleted(o: CallOptions = {}): EventEnvelope {
   return e;
 }
 
+/** A write-ahead `call.started`; its completion is due by `deadline`. */
+export function callStarted(o: {
+  tenant?: string;
+  callId: string;
+  sessionId?: string;
+  tool?: string;
+  deadline: Date;
+}): EventEnvelope {
+  const tenant = o.tenant ?? 'team-a';
+  return envelope(EventTypes.callStarted, tenant, {
+    case: 'callStarted',
+    value: {
+      callId: o.callId,
+      sessionId: o.sessionId ?? 's-1',
+      principal: { tenant, agent: 'support_bot', user: 'u-7', environment: 'prod' },
+      tool: o.tool ?? 'es_orders_search',
+      toolVersion: 'v-hash-1',
+      resource: 'es_orders',
+      resourceVersion: 3,
+      arguments: { filters: [{ field: 'status', op: 'eq', value: 'open' }] },
+      decision: DecisionEffect.ALLOW,
+      policyIds: ['support-read-orders'],
+      startedAt: timestampFromDate(new Date(o.deadline.getTime() - 30_000)),
+      deadline: timestampFromDate(o.deadline),
+    },
+  });
+}
+
 export function callDenied(
   o: { tenant?: string; sessionId?: string; callId?: string } = {},
 ): EventEnvelope {

@@ -52,7 +52,7 @@ export async function startIdentityProvider(options: {
     },
     pkce: { required: () => true },
     features: { devInteractions: { enabled: true } },
-    async findAccount(_ctx, id) {
+    async findAccount(_ctx: unknown, id: string) {
       const account = accounts.get(id);
       if (account === undefined) return undefined;
       return {

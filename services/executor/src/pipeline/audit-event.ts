@@ -40,24 +40,25 @@ export function completedEvent(trail: CallTrail, result: CallResult): EventEnvel
     envelope(EventTypes.callCompleted, trail.principal?.tenant ?? '', {
       case: 'callCompleted',
       value: {
-        callId: trail.callId,
-        sessionId: trail.sessionId,
-        principal: principalProto(trail.principal),
-        tool: recordedTool(trail),
-        toolVersion: trail.tool?.version ?? '',
-        resource: trail.resource?.name ?? '',
-        resourceVersion: trail.resource?.version ?? 0,
-        arguments: auditArguments(recordedArguments(trail), redactionOf(trail)),
-        decision: effectOf(trail.decision),
-        policyIds: [...(trail.decision?.policyIds ?? [])],
-        approvalId: trail.approvalId ?? '',
-        idempotencyKey: trail.idempotencyKey.slice(0, 256),
+        ...callFacts(trail),
         status: result.status,
         ...(result.error ? { error: result.error } : {}),
         ...(result.meta ? { meta: result.meta } : {}),
-        startedAt: timestampFromMs(trail.startedAt),
-        ...savedQueryOf(trail),
       },
+    }),
+  );
+}
+
+/**
+ * `call.started` for a decided, validated call about to reach its upstream: the write-ahead half
+ * of its audit record, paired with its `call.completed` by call id.
+ */
+export function startedEvent(trail: CallTrail): EventEnvelope {
+  return traced(
+    trail,
+    envelope(EventTypes.callStarted, trail.principal?.tenant ?? '', {
+      case: 'callStarted',
+      value: { ...callFacts(trail), deadline: timestampFromMs(trail.deadline) },
     }),
   );
 }
@@ -90,6 +91,26 @@ export function deniedEvent(trail: CallTrail, result: CallResult): EventEnvelope
       },
     }),
   );
+}
+
+/** What `call.started` and `call.completed` both say about a call. */
+function callFacts(trail: CallTrail) {
+  return {
+    callId: trail.callId,
+    sessionId: trail.sessionId,
+    principal: principalProto(trail.principal),
+    tool: recordedTool(trail),
+    toolVersion: trail.tool?.version ?? '',
+    resource: trail.resource?.name ?? '',
+    resourceVersion: trail.resource?.version ?? 0,
+    arguments: auditArguments(recordedArguments(trail), redactionOf(trail)),
+    decision: effectOf(trail.decision),
+    policyIds: [...(trail.decision?.policyIds ?? [])],
+    approvalId: trail.approvalId ?? '',
+    idempotencyKey: trail.idempotencyKey.slice(0, 256),
+    startedAt: timestampFromMs(trail.startedAt),
+    ...savedQueryOf(trail),
+  };
 }
 
 /**

@@ -32,7 +32,7 @@ export function decideCall(
   args: Record<string, unknown>,
   now: number,
 ): Verdict {
-  const decider = deciders.forTenant(principal.tenant);
+  const decider = deciders.forCall(principal.tenant, principal.environment);
   const who = policyPrincipal(principal);
   if (decider === undefined) {
     const decision: PolicyDecision = {

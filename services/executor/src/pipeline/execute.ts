@@ -2,6 +2,7 @@ import type {
   CompiledRequest,
   Connector,
   CredentialResolver,
+  EgressGuard,
   ResourceDescriptor,
   UpstreamResponse,
 } from '@tollgate/core';
@@ -13,6 +14,8 @@ export interface ExecuteInput {
   credentials: CredentialResolver;
   /** The call's deadline, epoch ms: no attempt or backoff runs past it. */
   deadline: number;
+  /** The egress rules of the call's scope, for kinds that check the address they connect to. */
+  egress: EgressGuard;
 }
 
 /**
@@ -30,5 +33,6 @@ export async function executeCall(
     descriptor: input.descriptor,
     credentials: input.credentials,
     deadline: input.deadline,
+    egress: input.egress,
   });
 }

@@ -1,13 +1,15 @@
-import { watchBucket } from '@tollgate/kit';
+import { parsePolicyBundleKey, policyBundleLookup, watchBucket } from '@tollgate/kit';
 import type { BucketWatch, KV, Logger } from '@tollgate/kit';
 import { LocalDecider } from '@tollgate/policy';
 import type { DeciderOptions } from '@tollgate/policy';
 
 /**
- * One local decider per tenant, loaded from the compiled bundles in `tollgate_policy_bundles`
- * (key `<tenant>`) and hot-reloaded on every change — compiled when the tenant is first asked
- * for, so a bucket of many tenants costs nothing at startup. A tenant without a bundle has no decider,
- * and a damaged bundle leaves its decider denying everything: either way calls fail closed.
+ * One local decider per bundle key of `tollgate_policy_bundles` (`<tenant>.<environment>`, and
+ * `<tenant>` for the tenant's bundle without resources), hot-reloaded on every change — compiled
+ * when the key is first asked for, so a bucket of many tenants costs nothing at startup. A call
+ * is decided by its environment's bundle, or by the tenant's bundle without resources when the
+ * environment has none. A tenant without a bundle has no decider, and a damaged bundle leaves
+ * its decider denying everything: either way calls fail closed.
  */
 export class PolicyDeciders {
   readonly #deciders = new Map<string, LocalDecider>();
@@ -30,58 +32,63 @@ export class PolicyDeciders {
     return deciders;
   }
 
-  /** Applies one KV entry (`value` undefined: the tenant's bundle was removed). */
-  apply(tenant: string, value: Uint8Array | undefined): void {
+  /** Applies one KV entry (`value` undefined: the bundle under `key` was removed). */
+  apply(key: string, value: Uint8Array | undefined): void {
     if (value === undefined) {
-      this.#deciders.delete(tenant);
-      this.#pending.delete(tenant);
-      this.#logger.warn({ tenant }, 'policy bundle removed; calls of this tenant are denied');
+      const existed = this.#deciders.delete(key) || this.#pending.delete(key);
+      if (existed) this.#logger.warn({ key }, 'policy bundle removed');
       return;
     }
-    if (!this.#deciders.has(tenant)) {
-      this.#pending.set(tenant, value);
+    if (!this.#deciders.has(key)) {
+      this.#pending.set(key, value);
       return;
     }
-    this.#load(tenant, value);
+    this.#load(key, value);
   }
 
-  #load(tenant: string, value: Uint8Array): void {
-    let decider = this.#deciders.get(tenant);
+  #load(key: string, value: Uint8Array): void {
+    let decider = this.#deciders.get(key);
     if (decider === undefined) {
       decider = new LocalDecider(this.#options);
-      this.#deciders.set(tenant, decider);
+      this.#deciders.set(key, decider);
     }
     const loaded = decider.load(value);
     if (loaded.ok) {
-      this.#logger.info({ tenant, version: loaded.version }, 'policy bundle loaded');
+      this.#logger.info({ key, version: loaded.version }, 'policy bundle loaded');
     } else if (loaded.kept) {
       this.#logger.warn(
-        { tenant, reason: loaded.reason },
+        { key, reason: loaded.reason },
         'policy bundle refused; keeping the loaded one',
       );
     } else {
       this.#logger.error(
-        { tenant, reason: loaded.reason },
-        'policy bundle unusable; calls of this tenant are denied',
+        { key, reason: loaded.reason },
+        'policy bundle unusable; calls it decides are denied',
       );
     }
     const status = decider.status();
+    const tenant = parsePolicyBundleKey(key)?.tenant;
     if (status.state === 'ready' && status.tenant !== tenant) {
-      this.#deciders.delete(tenant);
+      this.#deciders.delete(key);
       this.#logger.error(
-        { tenant, bundleTenant: status.tenant },
+        { key, bundleTenant: status.tenant },
         'policy bundle stored under another tenant; ignored',
       );
     }
   }
 
-  forTenant(tenant: string): LocalDecider | undefined {
-    const pending = this.#pending.get(tenant);
-    if (pending !== undefined) {
-      this.#pending.delete(tenant);
-      this.#load(tenant, pending);
+  /** The decider of calls of `tenant` in `environment`; undefined when the tenant has no bundle. */
+  forCall(tenant: string, environment: string): LocalDecider | undefined {
+    for (const key of policyBundleLookup(tenant, environment)) {
+      const pending = this.#pending.get(key);
+      if (pending !== undefined) {
+        this.#pending.delete(key);
+        this.#load(key, pending);
+      }
+      const decider = this.#deciders.get(key);
+      if (decider !== undefined) return decider;
     }
-    return this.#deciders.get(tenant);
+    return undefined;
   }
 
   stop(): void {

@@ -3,7 +3,6 @@ import { create, fromBinary, toBinary, toJson } from '@bufbuild/protobuf';
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { ValueSchema } from '@bufbuild/protobuf/wkt';
 import { Client } from '@elastic/elasticsearch';
-import { Kvm } from '@nats-io/kv';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { elasticsearchConnector } from '@tollgate/connector-elasticsearch';
 import { CallRequestSchema, CallResultSchema, CallStatus } from '@tollgate/contracts/call/v1';
@@ -13,6 +12,7 @@ import type { EventEnvelope } from '@tollgate/contracts/events/v1';
 import {
   TokenVerifier,
   UNRESTRICTED_CREDENTIAL_NAMESPACES,
+  UNRESTRICTED_EGRESS_RULES,
   createConnectorRegistry,
   descriptorHash,
   generateIssuerKeys,
@@ -21,6 +21,7 @@ import {
 } from '@tollgate/core';
 import type {
   CredentialNamespaces,
+  EgressRules,
   IssuerKeys,
   Principal,
   PublishedMemoryItem,
@@ -32,11 +33,12 @@ import {
   createCredentialResolver,
   createLogger,
   decodeEnvelope,
+  openBucket,
   request,
   resourceKey,
   subjects,
 } from '@tollgate/kit';
-import type { CredentialResolverOptions, KV } from '@tollgate/kit';
+import type { AddressLookup, CredentialResolverOptions, KV } from '@tollgate/kit';
 import { compileBundle } from '@tollgate/policy';
 import { startExecutor } from '../../src/index.js';
 import type { ExecutorBucketNames, ExecutorSettings, RunningExecutor } from '../../src/index.js';
@@ -85,8 +87,14 @@ export interface HarnessOptions {
   credentials?: CredentialResolverOptions;
   /** Which references each tenant may name (default: unrestricted; namespace tests pass rules). */
   credentialNamespaces?: CredentialNamespaces;
+  /** Which destinations each tenant may reach (default: unrestricted; egress tests pass rules). */
+  egressRules?: EgressRules;
+  /** How the executor resolves endpoint hosts (default: the system's resolver). */
+  resolveHost?: AddressLookup;
   /** Start without an executor (tests that start their own). */
   noExecutor?: boolean;
+  /** The bus to run on (e.g. a cluster); the caller disposes it. Default: a private server. */
+  nats?: NatsServer;
 }
 
 export interface Harness {
@@ -139,7 +147,7 @@ export const DEFAULT_SETTINGS: ExecutorSettings = {
 
 /** Starts a private NATS, an in-process executor on it, and the helpers tests drive it with. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const nats = await startNatsServer();
+  const nats = options.nats ?? (await startNatsServer());
   const nc = await nats.connect('executor-test');
   const es = new Client({ node: ES_URL });
   const keys = await generateIssuerKeys('tollgate-test');
@@ -153,10 +161,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     callResults: 'tollgate_call_results',
     memory: 'tollgate_memory',
   };
-  const kvm = new Kvm(nc);
-  const resourcesKv = await kvm.create(bucketNames.resources);
-  const bundlesKv = await kvm.create(bucketNames.policyBundles);
-  const memoryKv = await kvm.create(bucketNames.memory);
+  // As the services open them: with TOLLGATE_NATS_REPLICAS copies.
+  const resourcesKv = await openBucket(nc, bucketNames.resources);
+  const bundlesKv = await openBucket(nc, bucketNames.policyBundles);
+  const memoryKv = await openBucket(nc, bucketNames.memory);
   const logs: string[] = [];
   const events: EventEnvelope[] = [];
   const eventBytes: Uint8Array[] = [];
@@ -299,6 +307,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         connectors,
         credentials,
         credentialNamespaces: options.credentialNamespaces ?? UNRESTRICTED_CREDENTIAL_NAMESPACES,
+        egressRules: options.egressRules ?? UNRESTRICTED_EGRESS_RULES,
+        ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
         settings: { ...DEFAULT_SETTINGS, ...settings },
         buckets: bucketNames,
       });
@@ -312,7 +322,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await nc.close();
       await connectors.close();
       await es.close();
-      await nats.dispose();
+      if (options.nats === undefined) await nats.dispose();
     },
   };
   if (!options.noExecutor) harness.running = await harness.startExecutor(options.settings);

@@ -54,7 +54,20 @@ export interface ToolPage {
   [key: string]: unknown;
   tools: Tool[];
   nextCursor?: string;
+  /** Why the principal is offered no tools of its own, when that is the case. */
+  _meta?: { [NOTICE_META]: string };
 }
+
+/** The `_meta` key of a listing's notice (reverse-DNS, as MCP asks of vendor keys). */
+export const NOTICE_META = 'tollgate.dev/notice';
+
+/**
+ * Refusals of a listing that mean "this principal has no tools yet" (no policy bundle for its
+ * tenant, the agent not declared in it), not a failure: the answer is an empty list that says
+ * what is missing, so a client shows the server as connected with nothing to offer and lists
+ * again when told the tools changed.
+ */
+const NO_TOOLS_YET: ReadonlySet<string> = new Set(['POLICY_UNAVAILABLE', 'POLICY_DENIED']);
 
 /** A bad `tools/list` cursor (answered as invalid params). */
 export class InvalidCursorError extends Error {}
@@ -83,10 +96,19 @@ export class McpGateway {
 
   async listTools(ctx: CallContext, cursor: string | undefined): Promise<ToolPage> {
     const offset = cursor === undefined ? 0 : this.#offsetOf(cursor);
+    let offered: GatewayTool[];
+    let notice: string | undefined;
+    try {
+      offered = await this.#listing(ctx);
+    } catch (err) {
+      if (!isTollgateError(err) || !NO_TOOLS_YET.has(err.code)) throw err;
+      offered = [];
+      notice = err.message;
+    }
     const all = [
-      ...(await this.#listing(ctx)).map((t) => mcpTool(t, { tasks: ctx.tasks })),
-      callStatusTool,
-      ...(this.#deps.settings.findTools ? [findToolsTool] : []),
+      ...offered.map((t) => mcpTool(t, { tasks: ctx.tasks })),
+      ...(notice === undefined ? [callStatusTool] : []),
+      ...(notice === undefined && this.#deps.settings.findTools ? [findToolsTool] : []),
     ];
     if (offset > all.length)
       throw new InvalidCursorError('the cursor points past the list; list again');
@@ -94,6 +116,7 @@ export class McpGateway {
     return {
       tools: all.slice(offset, end),
       ...(end < all.length ? { nextCursor: this.#cursorOf(end) } : {}),
+      ...(notice === undefined ? {} : { _meta: { [NOTICE_META]: notice } }),
     };
   }
 

@@ -5,6 +5,7 @@
  * `tools/call` through the gateway.
  */
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import { isTollgateError } from '@tollgate/core';
 import type { McpGateway, CallContext } from '../gateway/gateway.js';
 import { InvalidCursorError } from '../gateway/gateway.js';
 
@@ -45,7 +46,16 @@ export function buildServer(
     } catch (err) {
       if (err instanceof InvalidCursorError)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `cursor: ${err.message}`);
-      throw err;
+      // Tollgate's own refusals say what happened; anything else is not for the client to read.
+      throw isTollgateError(err)
+        ? new ProtocolError(ProtocolErrorCode.InternalError, err.message, {
+            code: err.code,
+            category: err.category,
+          })
+        : new ProtocolError(
+            ProtocolErrorCode.InternalError,
+            'Tollgate could not list your tools; try again shortly.',
+          );
     }
   });
   server.setRequestHandler('tools/call', async (request) => {

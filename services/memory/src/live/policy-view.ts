@@ -1,7 +1,8 @@
 /**
  * What memory checks facts and reviewers against: the live policy bundles of the tenants, from
  * the policy service's `tollgate_policy_bundles` KV projection (the same bundles the executor
- * decides calls with). From a tenant's bundle it knows the roles of each agent, what a principal
+ * decides calls with: each environment's, and the tenant's without resources, which holds the
+ * roles). From a tenant's bundle it knows the roles of each agent, what a principal
  * may do on a resource and which fields it may see (policy's permission set, computed from the
  * resource's schema and the field policies), and the tool names of the tenant. A tenant without
  * a usable bundle is unavailable: nothing can be checked, so nothing typed is written and nobody
@@ -9,9 +10,14 @@
  */
 import type { Principal } from '@tollgate/core';
 import { toolName } from '@tollgate/core';
-import { watchBucket } from '@tollgate/kit';
+import {
+  parsePolicyBundleKey,
+  policyBundleKey,
+  policyBundleLookup,
+  watchBucket,
+} from '@tollgate/kit';
 import type { BucketWatch, KV, Logger } from '@tollgate/kit';
-import { LocalDecider, parseBundle } from '@tollgate/policy';
+import { LocalDecider, agentRoles, parseBundle } from '@tollgate/policy';
 import type { PolicyBundle } from '@tollgate/policy';
 
 /** What a principal may do on one resource, per its tenant's bundle. */
@@ -34,7 +40,8 @@ export interface LiveState {
   toolOf(tenant: string, tool: string): { resource: string; operation: string } | undefined;
 }
 
-interface Tenant {
+/** One bundle as memory holds it. */
+interface Held {
   decider: LocalDecider;
   hash: string;
   roles: Map<string, string[]>;
@@ -42,7 +49,10 @@ interface Tenant {
 }
 
 export class PolicyView implements LiveState {
-  readonly #tenants = new Map<string, Tenant>();
+  /** By bundle key (`<tenant>`, `<tenant>.<environment>`). */
+  readonly #held = new Map<string, Held>();
+  /** Each tenant's bundle keys. */
+  readonly #keysOf = new Map<string, Set<string>>();
   readonly #logger: Logger;
   #watch: BucketWatch | undefined;
 
@@ -58,44 +68,50 @@ export class PolicyView implements LiveState {
     return view;
   }
 
-  /** Applies one KV entry (`value` undefined: the tenant's bundle was removed). */
-  apply(tenant: string, value: Uint8Array | undefined): void {
-    if (value === undefined) {
-      this.#tenants.delete(tenant);
+  /** Applies one KV entry (`value` undefined: the bundle under `key` was removed). */
+  apply(key: string, value: Uint8Array | undefined): void {
+    const tenant = parsePolicyBundleKey(key)?.tenant;
+    if (value === undefined || tenant === undefined) {
+      this.#forget(key);
       return;
     }
     const parsed = parseBundle(value);
     if (!parsed.ok || parsed.bundle.tenant !== tenant) {
-      this.#tenants.delete(tenant);
+      this.#forget(key);
       this.#logger.warn(
-        { tenant, reason: parsed.ok ? 'stored under another tenant' : parsed.reason },
-        'policy bundle unusable; memory cannot check facts or reviewers of this tenant',
+        { key, reason: parsed.ok ? 'stored under another tenant' : parsed.reason },
+        'policy bundle unusable; memory cannot check facts or reviewers against it',
       );
       return;
     }
     const decider = new LocalDecider();
     const loaded = decider.load(parsed.bundle);
     if (!loaded.ok) {
-      this.#tenants.delete(tenant);
-      this.#logger.warn({ tenant, reason: loaded.reason }, 'policy bundle refused by memory');
+      this.#forget(key);
+      this.#logger.warn({ key, reason: loaded.reason }, 'policy bundle refused by memory');
       return;
     }
-    this.#tenants.set(tenant, { decider, hash: loaded.hash, ...entitiesOf(parsed.bundle) });
+    this.#held.set(key, { decider, hash: loaded.hash, ...entitiesOf(parsed.bundle) });
+    const keys = this.#keysOf.get(tenant) ?? new Set<string>();
+    keys.add(key);
+    this.#keysOf.set(tenant, keys);
   }
 
-  /** Hash of the bundle held for `tenant`, if any. */
-  bundleHash(tenant: string): string | undefined {
-    return this.#tenants.get(tenant)?.hash;
+  /** Hash of the bundle held under `tenant` (and `environment`), if any. */
+  bundleHash(tenant: string, environment?: string): string | undefined {
+    return this.#held.get(policyBundleKey(tenant, environment))?.hash;
   }
 
   rolesOf(tenant: string, agent: string): readonly string[] | undefined {
-    const held = this.#tenants.get(tenant);
+    const held = this.#held.get(policyBundleKey(tenant));
     if (held === undefined) return undefined;
     return held.roles.get(agent) ?? [];
   }
 
   access(principal: Principal, resource: string): ResourceAccess | undefined {
-    const held = this.#tenants.get(principal.tenant);
+    const held = policyBundleLookup(principal.tenant, principal.environment)
+      .map((key) => this.#held.get(key))
+      .find((h) => h !== undefined);
     if (held === undefined) return undefined;
     const permissions = held.decider.permissionSet(
       {
@@ -110,12 +126,29 @@ export class PolicyView implements LiveState {
     return { operations: permissions.operations, visibleFields: permissions.visibleFields };
   }
 
+  /** Every tool name of the tenant's resources, in any environment. */
   toolNames(tenant: string): ReadonlySet<string> {
-    return new Set(this.#tenants.get(tenant)?.tools.keys());
+    return new Set(this.#bundlesOf(tenant).flatMap((held) => [...held.tools.keys()]));
   }
 
   toolOf(tenant: string, tool: string): { resource: string; operation: string } | undefined {
-    return this.#tenants.get(tenant)?.tools.get(tool);
+    for (const held of this.#bundlesOf(tenant)) {
+      const target = held.tools.get(tool);
+      if (target !== undefined) return target;
+    }
+    return undefined;
+  }
+
+  #bundlesOf(tenant: string): Held[] {
+    return [...(this.#keysOf.get(tenant) ?? [])]
+      .map((key) => this.#held.get(key))
+      .filter((held): held is Held => held !== undefined);
+  }
+
+  #forget(key: string): void {
+    this.#held.delete(key);
+    const tenant = parsePolicyBundleKey(key)?.tenant;
+    if (tenant !== undefined) this.#keysOf.get(tenant)?.delete(key);
   }
 
   stop(): void {
@@ -123,23 +156,14 @@ export class PolicyView implements LiveState {
   }
 }
 
-/** Agent → roles, and every tool name, from a bundle's entities. */
-function entitiesOf(bundle: PolicyBundle): Pick<Tenant, 'roles' | 'tools'> {
-  const roles = new Map<string, string[]>();
-  const tools: Tenant['tools'] = new Map();
+/** Agent → roles (policy's reading of a bundle), and every tool name of its resources. */
+function entitiesOf(bundle: PolicyBundle): Pick<Held, 'roles' | 'tools'> {
+  const tools: Held['tools'] = new Map();
   for (const entity of bundle.entities) {
     const uid = entity.uid as { type?: unknown; id?: unknown };
-    if (typeof uid.id !== 'string') continue;
-    if (uid.type === 'Resource') {
-      for (const { name: operation } of bundle.operations[uid.id] ?? [])
-        tools.set(toolName(uid.id, operation), { resource: uid.id, operation });
-    }
-    if (uid.type !== 'Agent') continue;
-    const parents = (entity.parents ?? []) as { type?: unknown; id?: unknown }[];
-    const names = parents
-      .filter((p) => p.type === 'Role' && typeof p.id === 'string')
-      .map((p) => p.id as string);
-    roles.set(uid.id, [...new Set(names)].sort());
+    if (uid.type !== 'Resource' || typeof uid.id !== 'string') continue;
+    for (const { name: operation } of bundle.operations[uid.id] ?? [])
+      tools.set(toolName(uid.id, operation), { resource: uid.id, operation });
   }
-  return { roles, tools };
+  return { roles: agentRoles(bundle), tools };
 }

@@ -88,10 +88,7 @@ export function registerPolicyApi(server: Server, deps: PolicyApiDeps): void {
         });
         return {
           policy: policyMessage(outcome.record),
-          unchanged: outcome.unchanged,
-          diff: diffMessages(outcome.diff),
-          bundleVersion: outcome.bundle?.version ?? 0,
-          bundleHash: outcome.bundle?.hash ?? '',
+          ...applied(outcome),
         };
       },
 
@@ -126,8 +123,7 @@ export function registerPolicyApi(server: Server, deps: PolicyApiDeps): void {
         const outcome = await declarations.deletePolicy(principal, query);
         return {
           policy: policyMessage(outcome.record),
-          bundleVersion: outcome.bundle?.version ?? 0,
-          bundleHash: outcome.bundle?.hash ?? '',
+          ...bundleReply(outcome.bundle),
         };
       },
 
@@ -140,10 +136,7 @@ export function registerPolicyApi(server: Server, deps: PolicyApiDeps): void {
         });
         return {
           agent: agentMessage(outcome.record),
-          unchanged: outcome.unchanged,
-          diff: diffMessages(outcome.diff),
-          bundleVersion: outcome.bundle?.version ?? 0,
-          bundleHash: outcome.bundle?.hash ?? '',
+          ...applied(outcome),
         };
       },
 
@@ -234,4 +227,22 @@ export function registerPolicyApi(server: Server, deps: PolicyApiDeps): void {
         ),
     },
   );
+}
+
+/** The bundle a change compiled into, as the reply names it (none: version 0, no hash). */
+function bundleReply(bundle: { version: number; hash: string } | undefined) {
+  return { bundleVersion: bundle?.version ?? 0, bundleHash: bundle?.hash ?? '' };
+}
+
+/** What an apply reply says besides the declaration: unchanged or the diff, and the bundle. */
+function applied(outcome: {
+  unchanged: boolean;
+  diff: Parameters<typeof diffMessages>[0];
+  bundle?: { version: number; hash: string } | undefined;
+}) {
+  return {
+    unchanged: outcome.unchanged,
+    diff: diffMessages(outcome.diff),
+    ...bundleReply(outcome.bundle),
+  };
 }

@@ -1,9 +1,7 @@
 /** Domain values to their protobuf messages (init shapes). */
-import { fromJson } from '@bufbuild/protobuf';
 import type { JsonObject, MessageInitShape } from '@bufbuild/protobuf';
-import { ValueSchema, timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { DiffOperation, ErrorCode } from '@tollgate/contracts/common/v1';
-import type { DiffEntrySchema } from '@tollgate/contracts/common/v1';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { ErrorCode } from '@tollgate/contracts/common/v1';
 import { ApprovalStatus, DecisionEffect } from '@tollgate/contracts/policy/v1';
 import type {
   AgentSchema,
@@ -14,7 +12,6 @@ import type {
 } from '@tollgate/contracts/policy/v1';
 import type { OfferedPermissions, PolicyDecision, PolicyEffect } from '@tollgate/policy';
 import type { ApprovalRecord, ApprovalState } from '../approvals/record.js';
-import type { DiffEntry } from '../declarations/diff.js';
 import type { AgentRecord, PolicyRecord } from '../store/declarations.js';
 
 const EFFECTS: Record<PolicyEffect, DecisionEffect> = {
@@ -28,12 +25,6 @@ const STATUSES: Record<ApprovalState, ApprovalStatus> = {
   approved: ApprovalStatus.APPROVED,
   rejected: ApprovalStatus.REJECTED,
   expired: ApprovalStatus.EXPIRED,
-};
-
-const OPERATIONS: Record<DiffEntry['op'], DiffOperation> = {
-  added: DiffOperation.ADDED,
-  removed: DiffOperation.REMOVED,
-  changed: DiffOperation.CHANGED,
 };
 
 export function effectMessage(effect: PolicyEffect): DecisionEffect {
@@ -126,11 +117,5 @@ export function approvalMessage(record: ApprovalRecord): MessageInitShape<typeof
   };
 }
 
-export function diffMessages(diff: DiffEntry[]): MessageInitShape<typeof DiffEntrySchema>[] {
-  return diff.map((entry) => ({
-    path: entry.path,
-    operation: OPERATIONS[entry.op],
-    ...(entry.before === undefined ? {} : { before: fromJson(ValueSchema, entry.before) }),
-    ...(entry.after === undefined ? {} : { after: fromJson(ValueSchema, entry.after) }),
-  }));
-}
+/** Diffs as API messages: one conversion for every service (in kit). */
+export { diffMessages } from '@tollgate/kit';

@@ -1,6 +1,6 @@
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { EVENTS_STREAM, EventTypes, subjects } from '@tollgate/kit';
+import { EVENTS_STREAM, EventTypes, streamManager, subjects } from '@tollgate/kit';
 import type { ConsumerMessages, JsMsg, Logger } from '@tollgate/kit';
 import type { DeadLetters } from '../store/dead-letters.js';
 import type { Approvals } from './approvals.js';
@@ -58,7 +58,7 @@ export class ApprovalIntake {
    */
   async #consume(): Promise<ConsumerMessages> {
     const { nc, durable, replayMs } = this.#deps;
-    const jsm = await jetstreamManager(nc);
+    const jsm = await streamManager(nc);
     const exists = await jsm.consumers.info(EVENTS_STREAM, durable).then(
       () => true,
       () => false,

@@ -1,20 +1,22 @@
 import { JetStreamApiCodes } from '@nats-io/jetstream';
 import type { PublishedResource } from '@tollgate/core';
 import { bundleText, encodeBundle } from '@tollgate/policy';
+import { parsePolicyBundleKey, policyBundleKey } from '@tollgate/kit';
 import type { PolicyBundle, PolicyProblem } from '@tollgate/policy';
 import type { EventPublisher, KV, Logger } from '@tollgate/kit';
 import { announceBundle } from '../events.js';
 import type { DeclarationChange } from '../events.js';
 import type { BundleLedger } from '../store/bundle-ledger.js';
 import type { DeclarationStore } from '../store/declarations.js';
-import { withVersion } from './compile.js';
-import type { TenantCompiler } from './compile.js';
+import { atVersion } from './compile.js';
+import type { TenantBundle, TenantCompiler } from './compile.js';
 import type { TenantDeciders } from './deciders.js';
 
-/** The bundle a tenant holds after a publication. */
+/** The bundles a tenant holds after a publication. */
 export interface PublishedBundle {
   tenant: string;
   version: number;
+  /** Hash of the tenant's bundle without resources (the one `policy.changed` names). */
   hash: string;
   /** False when the content was already published (nothing new was written). */
   changed: boolean;
@@ -52,11 +54,13 @@ export interface BundlePublisherDeps {
 const MAX_ATTEMPTS = 10;
 
 /**
- * Compiles a tenant's current agents, policies and resources into its bundle and projects it
- * to KV (key `<tenant>`), then announces `policy.changed`. A new version is claimed in the
- * ledger only when the content changed; the KV entry is written with a compare-and-set and never
- * replaced by an older version, so concurrent publishers (several instances, a reconcile)
- * converge on the newest bundle.
+ * Compiles a tenant's current agents, policies and resources into its bundles and projects them
+ * to KV (key `<tenant>` for the one without resources, `<tenant>.<environment>` for each
+ * environment's; an environment left without resources loses its key), then announces
+ * `policy.changed`. All bundles of a tenant share one version, claimed in the ledger only when
+ * the content of any changed; each KV entry is written with a compare-and-set and never replaced
+ * by an older version, so concurrent publishers (several instances, a reconcile) converge on the
+ * newest bundles.
  */
 export class BundlePublisher {
   readonly #deps: BundlePublisherDeps;
@@ -86,22 +90,27 @@ export class BundlePublisher {
         resources: resources.ofTenant(tenant),
       });
       if (compiled.excluded.length > 0)
-        logger.warn({ tenant, excluded: compiled.excluded }, 'resources left out of the bundle');
+        logger.warn(
+          { tenant, excluded: compiled.excluded },
+          'resources left out of their environments’ bundles',
+        );
       if (!compiled.ok) throw new BundleCompileError(tenant, compiled.problems);
       if (latest !== undefined && latest.contentHash === compiled.contentHash) {
         if (!probed) {
           probed = true;
           continue;
         }
-        const current = withVersion(compiled.bundle, latest.version);
-        await this.#project(current);
-        return { tenant, version: current.version, hash: current.hash, changed: false };
+        const current = atVersion(compiled.bundles, latest.version);
+        await this.#projectAll(tenant, current);
+        return { tenant, version: latest.version, hash: baseHash(current), changed: false };
       }
-      const bundle = compiled.bundle;
+      const bundles = compiled.bundles;
+      const version = (latest?.version ?? 0) + 1;
+      const hash = baseHash(bundles);
       const entry = {
         tenant,
-        version: bundle.version,
-        hash: bundle.hash,
+        version,
+        hash,
         contentHash: compiled.contentHash,
         createdAt: this.#clock(),
       };
@@ -109,32 +118,87 @@ export class BundlePublisher {
         probed = true;
         continue;
       }
-      await Promise.all([ledger.recordHead(entry), this.#project(bundle)]);
-      this.#deps.deciders?.offer(bundle);
-      await announceBundle(this.#deps.events, bundle, changes);
-      logger.info({ tenant, version: bundle.version, changes: changes.length }, 'bundle published');
-      return { tenant, version: bundle.version, hash: bundle.hash, changed: true };
+      await Promise.all([ledger.recordHead(entry), this.#projectAll(tenant, bundles)]);
+      for (const b of bundles) this.#deps.deciders?.offer(b.bundle, b.environment);
+      await announceBundle(this.#deps.events, { tenant, version, hash }, changes);
+      logger.info(
+        { tenant, version, environments: bundles.length - 1, changes: changes.length },
+        'bundles published',
+      );
+      return { tenant, version, hash, changed: true };
     }
     throw new Error(`bundle of tenant "${tenant}": versions kept moving; gave up`);
   }
 
-  /** Writes `bundle` to KV unless the entry already holds it or a newer version. */
-  async #project(bundle: PolicyBundle): Promise<void> {
+  /**
+   * Writes each bundle to its key, then removes the keys of environments the tenant no longer
+   * has resources in (a bundle left there would keep answering for resources that are gone).
+   */
+  async #projectAll(tenant: string, bundles: TenantBundle[]): Promise<void> {
+    await Promise.all(
+      bundles.map((b) => this.#project(policyBundleKey(tenant, b.environment), b.bundle)),
+    );
+    const version = bundles[0]?.bundle.version ?? 0;
+    const current = new Set(bundles.map((b) => b.environment));
+    for (const environment of await this.#environmentsInKv(tenant))
+      if (!current.has(environment))
+        await this.#retire(policyBundleKey(tenant, environment), version);
+  }
+
+  /**
+   * The environments the tenant has bundles of: as the deciders' watch of the bucket saw them
+   * (no round trip; one another instance wrote a moment ago is retired by a later pass), else
+   * listed from KV.
+   */
+  async #environmentsInKv(tenant: string): Promise<string[]> {
+    if (this.#deps.deciders !== undefined) return this.#deps.deciders.environmentsOf(tenant);
+    const environments: string[] = [];
+    for await (const key of await this.#deps.kv.keys(`${policyBundleKey(tenant)}.*`)) {
+      const environment = parsePolicyBundleKey(key)?.environment;
+      if (environment !== undefined) environments.push(environment);
+    }
+    return environments;
+  }
+
+  /** Writes `bundle` under `key` unless the entry already holds it or a newer version. */
+  async #project(key: string, bundle: PolicyBundle): Promise<void> {
     const { kv } = this.#deps;
     const value = encodeBundle(bundle);
     for (let attempt = 1; ; attempt++) {
-      const entry = await kv.get(bundle.tenant);
+      const entry = await kv.get(key);
       const live = entry !== null && entry.operation === 'PUT';
       const held = live ? versionIn(entry.value) : undefined;
       if (held !== undefined && held >= bundle.version) return;
       try {
-        await kv.put(bundle.tenant, value, { previousSeq: entry?.revision ?? 0 });
+        await kv.put(key, value, { previousSeq: entry?.revision ?? 0 });
         return;
       } catch (err) {
         if (!isWrongLastSequence(err) || attempt >= MAX_ATTEMPTS) throw err;
       }
     }
   }
+
+  /** Deletes the bundle under `key` unless it is of `version` or newer (a newer publication's). */
+  async #retire(key: string, version: number): Promise<void> {
+    const { kv } = this.#deps;
+    for (let attempt = 1; ; attempt++) {
+      const entry = await kv.get(key);
+      if (entry === null || entry.operation !== 'PUT') return;
+      const held = versionIn(entry.value);
+      if (held !== undefined && held >= version) return;
+      try {
+        await kv.delete(key, { previousSeq: entry.revision });
+        return;
+      } catch (err) {
+        if (!isWrongLastSequence(err) || attempt >= MAX_ATTEMPTS) throw err;
+      }
+    }
+  }
+}
+
+/** Hash of the tenant's bundle without resources, which always comes first. */
+function baseHash(bundles: TenantBundle[]): string {
+  return bundles[0]?.bundle.hash ?? '';
 }
 
 /** The version of a bundle held in KV; undefined when the value is not a readable bundle. */

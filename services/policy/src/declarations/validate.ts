@@ -34,7 +34,7 @@ export function validDescriptor<K extends DeclarationKind>(
 }
 
 /**
- * Compiles the tenant's bundle as it would be with `candidate` in place of its namesake; throws
+ * Compiles the tenant's bundles as they would be with `candidate` in place of its namesake; throws
  * DESCRIPTOR_INVALID with every problem when it does not compile (paths inside the candidate are
  * relative to it, e.g. `spec.cedar` with `line L, column C:` in the message). Returns the Cedar
  * a candidate policy compiles to.
@@ -67,7 +67,7 @@ export function checkCandidate(
   }
   return policy === undefined
     ? ''
-    : cedarOfPolicy(compiled.bundle, policy.descriptor.metadata.name);
+    : cedarOfPolicy(compiled.bundles, policy.descriptor.metadata.name);
 }
 
 function withCandidate<D extends AgentDescriptor | PolicyDescriptor>(

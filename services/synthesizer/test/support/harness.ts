@@ -55,7 +55,7 @@ export function eventually<T>(
 import type { PreferenceSource, RunningSynthesizer } from '../../src/index.js';
 import { published } from './fixtures.js';
 import { startNatsServer } from '../../../../test/support/nats-server.js';
-import type { OwnedNats } from './nats.js';
+import type { NatsServer } from '../../../../test/support/nats-server.js';
 
 export { uniqueName } from '../../../../test/support/infra.js';
 
@@ -70,7 +70,7 @@ export interface WireError {
 export type BusAnswer<T> = { ok: true; value: T } | { ok: false; error: WireError };
 
 export interface Harness {
-  nats: OwnedNats;
+  nats: NatsServer;
   nc: NatsConnection;
   resources: KV;
   bundles: KV;

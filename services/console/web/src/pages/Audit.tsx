@@ -32,6 +32,12 @@ export interface AuditRecord {
       tool: string;
       principal?: { agent: string; user: string };
     };
+    callStarted?: {
+      callId: string;
+      sessionId: string;
+      tool: string;
+      principal?: { agent: string; user: string };
+    };
     [key: string]: unknown;
   };
 }
@@ -57,6 +63,14 @@ function facts(r: AuditRecord): {
       tool: d.tool,
       outcome: 'denied',
       sessionId: d.sessionId,
+    };
+  const st = r.event.callStarted;
+  if (st)
+    return {
+      agent: st.principal?.agent ?? '',
+      tool: st.tool,
+      outcome: 'started',
+      sessionId: st.sessionId,
     };
   return { agent: '', tool: '', outcome: '', sessionId: '' };
 }

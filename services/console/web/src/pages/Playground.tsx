@@ -276,14 +276,21 @@ export default function Playground() {
   );
 }
 
-/** The audit records a call produced (audit stores them a moment after the call). */
+/**
+ * The audit records a call produced. Audit stores the write-ahead `call.started` as the call
+ * heads upstream and its outcome a moment after the answer, so the list is polled until a
+ * record other than the start is there.
+ */
 function CallAudit({ callId, settled }: { callId: string; settled: boolean }) {
   const [open, setOpen] = useState(false);
   const records = useQuery({
     queryKey: ['audit', 'call', callId, settled],
     queryFn: () => api.get<{ records: AuditRecord[] }>(`/api/audit${query({ callId })}`),
     enabled: open,
-    refetchInterval: (q) => ((q.state.data?.records.length ?? 0) === 0 || !settled ? 1000 : false),
+    refetchInterval: (q) =>
+      !settled || !(q.state.data?.records ?? []).some((r) => r.event.type !== 'call.started')
+        ? 1000
+        : false,
   });
   return (
     <div>

@@ -1,0 +1,54 @@
+/**
+ * Operations a connector withdraws at run time — the live system no longer matches what a
+ * resource version pinned — are announced as `tool.withdrawn` with the version current here,
+ * so the synthesizer stops offering them, the MCP front end tells its clients, and audit
+ * records it. The connector refuses the calls itself; this only tells everyone else.
+ */
+import type { ConnectorRegistry, OperationWithdrawal } from '@tollgate/core';
+import { EventTypes, envelope, publishEnvelope } from '@tollgate/kit';
+import type { EventPublisher, Logger, ResourceCatalog } from '@tollgate/kit';
+
+export interface WithdrawalDeps {
+  connectors: ConnectorRegistry;
+  resources: ResourceCatalog;
+  events: EventPublisher;
+  logger: Logger;
+}
+
+/** Starts announcing; returns a function that stops. */
+export function announceWithdrawals(deps: WithdrawalDeps): () => void {
+  const withdrawing = deps.connectors.list().filter((c) => c.onWithdrawal !== undefined);
+  for (const connector of withdrawing) {
+    connector.onWithdrawal?.((withdrawal) => void announce(deps, withdrawal));
+  }
+  return () => {
+    for (const connector of withdrawing) connector.onWithdrawal?.(undefined);
+  };
+}
+
+async function announce(deps: WithdrawalDeps, w: OperationWithdrawal): Promise<void> {
+  const current = deps.resources.get(w, w.resource);
+  const event = envelope(EventTypes.toolWithdrawn, w.tenant, {
+    case: 'toolWithdrawn',
+    value: {
+      tenant: w.tenant,
+      environment: w.environment,
+      resource: w.resource,
+      resourceVersion: current?.version ?? 0,
+      operation: w.operation,
+      changes: w.changes.map((c) => ({ part: c.part, pinned: c.pinned, live: c.live })),
+    },
+  });
+  try {
+    await publishEnvelope(deps.events, event);
+    deps.logger.warn(
+      { resource: w.resource, operation: w.operation, parts: w.changes.map((c) => c.part) },
+      'operation withdrawn: the live definition no longer matches its pin',
+    );
+  } catch (err) {
+    deps.logger.error(
+      { resource: w.resource, operation: w.operation, err: { message: (err as Error).message } },
+      'tool.withdrawn not stored by JetStream',
+    );
+  }
+}
