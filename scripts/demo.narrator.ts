@@ -34,6 +34,15 @@ export class Narrator {
     process.stdout.write(`${this.style.green('✓')} ${text}\n`);
   }
 
+  /**
+   * A step that cannot run on this machine: says so and why, and the demo goes on — except
+   * under `CI=true`, where everything the demo tells must run, so it fails.
+   */
+  skip(what: string, reason: string): void {
+    if (this.env.CI === 'true') throw new DemoError(`${what} cannot run (CI=true): ${reason}`);
+    process.stdout.write(`${this.style.yellow(`↷ skipped ${what}:`)} ${reason}\n`);
+  }
+
   /** Shows `$ tollgate <args>` and runs it with its normal output; resolves the exit code. */
   async tollgate(args: string[], expect: number | 'any' = 0): Promise<number> {
     this.command(args);

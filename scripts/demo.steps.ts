@@ -1,8 +1,9 @@
 /** The demo's steps (see demo.ts). */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Client as EsClient } from '@elastic/elasticsearch';
 import {
@@ -16,9 +17,12 @@ import {
   serviceAddress,
 } from '../packages/cli/dist/index.js';
 import type { PlainOutcome, ToolShape } from '../packages/cli/dist/index.js';
-import { TollgateClient } from '../packages/sdk/dist/index.js';
+import { SKILL_FUNCTION_PREFIX, TollgateClient } from '../packages/sdk/dist/index.js';
 import type { AgentToolCall } from '../packages/sdk/dist/index.js';
 import { ORDER_COUNT, seedOrders } from '../test/fixtures/orders.js';
+import { auditRecord } from './demo.audit.js';
+import { everywhere } from './demo.everywhere.js';
+import { httpApi, refreshKindCredentials, sqlTable } from './demo.kinds.js';
 import { DemoError } from './demo.narrator.js';
 import type { Narrator } from './demo.narrator.js';
 
@@ -48,9 +52,6 @@ interface ChatDoc {
     run: { answer: string | null; steps: Array<{ toolCalls: CallDoc[] }> };
   }>;
 }
-interface AuditDoc {
-  records: Array<{ event: { type: string; traceId: string } }>;
-}
 
 export async function runDemo(n: Narrator): Promise<void> {
   const user = `alice-${randomBytes(2).toString('hex')}`;
@@ -66,7 +67,8 @@ export async function runDemo(n: Narrator): Promise<void> {
   n.say(
     'The infrastructure (NATS with JetStream, FerretDB, Elasticsearch, PostgreSQL, MariaDB, Directus, Jaeger — provisioned on first use), then the services.',
   );
-  await n.tollgate(['up']);
+  await bringUp(n);
+  await refreshKindCredentials(n);
   await seed(n);
   n.say('Who may act, and how (the agents and their policies, examples/orders):');
   await n.tollgate(['apply', '-f', 'examples/orders/10-agents.yaml']);
@@ -134,19 +136,20 @@ export async function runDemo(n: Narrator): Promise<void> {
   n.say("Next time — a new session: the agent loop recalls it into the model's instructions.");
   await n.tollgate(['chat', '--as', 'support', '--user', user, '-m', 'find order 10042']);
 
-  n.title('6', 'A procedure becomes a skill, after a person reviews it');
+  n.title('6', 'A procedure becomes a skill once a person reviews it; the next session uses it');
   await skillLadder(n, user);
 
-  n.title('7', 'The same governed tools, everywhere else');
-  const where = await n.json<{ console: string; mcp: string }>(['status']);
-  n.say(
-    `Notice: MCP clients and the console get exactly these tools, through the same policy, executor and audit.`,
-  );
-  n.ok(
-    `MCP clients (Claude Desktop, Cursor, Codex…) connect to ${where.mcp}, or launch \`tollgate mcp --as support\``,
-  );
-  await n.tollgate(['tools', 'ls', '--as', 'support', '--format', 'mcp']);
-  n.ok(`operators open the console at ${where.console} (screenshots: docs/console/)`);
+  n.title('7', 'Any system: an upstream MCP server, governed like the index');
+  await upstreamMcp(n, user);
+
+  n.title('8', 'A PostgreSQL table, governed like the index');
+  await sqlTable(n, user);
+
+  n.title('9', 'An HTTP API from its OpenAPI document, governed the same way');
+  await httpApi(n, user);
+
+  n.title('10', 'The same governed tools, everywhere else');
+  await everywhere(n);
 
   n.title('✓', 'Done');
   n.line('Everything keeps running. Try:');
@@ -157,6 +160,32 @@ export async function runDemo(n: Narrator): Promise<void> {
     'pnpm tollgate down                         # stop everything',
   ])
     n.line(`  ${hint}`);
+}
+
+/** Servers the story cannot do without; the others only serve a step of their own. */
+const ESSENTIAL = ['nats', 'elasticsearch', 'ferretdb'];
+
+/**
+ * `tollgate up`. When deploy/local cannot bring every server up, the demo still runs if those
+ * it cannot do without are healthy: it names the others, starts the services without them, and
+ * the steps that need them say so when they come (under CI=true, it fails instead).
+ */
+async function bringUp(n: Narrator): Promise<void> {
+  if ((await n.tollgate(['up'], 'any')) === 0) return;
+  const { doc } = await n.run<{ infra: Array<{ name: string; healthy: boolean }> } | null>([
+    'status',
+  ]);
+  const down = (doc?.infra ?? []).filter((s) => !s.healthy).map((s) => s.name);
+  const essential = down.filter((name) => ESSENTIAL.includes(name));
+  if (doc === null || essential.length > 0 || down.length === 0)
+    throw new DemoError(
+      `\`tollgate up\` failed${essential.length > 0 ? `; ${essential.join(', ')} not running` : ''}`,
+    );
+  n.skip(
+    `starting ${down.join(', ')}`,
+    'deploy/local could not bring them up (see the lines above); the steps that need them will say so',
+  );
+  await n.tollgate(['up', '--no-infra']);
 }
 
 /**
@@ -284,8 +313,8 @@ async function registerByConversation(n: Narrator, user: string): Promise<void> 
 
 /**
  * Step 6: a conversation of several successful calls ends; memory proposes what it did as a
- * skill; only a person with the reviewer role confirms it (the agent never can); then it is in
- * effect for that user and agent.
+ * skill; only a person with the reviewer role confirms it (the agent never can); the next
+ * session is offered it and uses it, each of its steps a governed, audited call.
  */
 async function skillLadder(n: Narrator, user: string): Promise<void> {
   const messages = ['find order 12345', 'find order 10001'];
@@ -314,6 +343,114 @@ async function skillLadder(n: Narrator, user: string): Promise<void> {
   n.say('The operator at the keyboard holds the reviewer role (examples/orders/10-agents.yaml):');
   await n.tollgate(['memory', 'candidates', 'confirm', id, '--for', 'support', '--user', user]);
   await n.tollgate(['memory', 'skills', '--for', 'support', '--user', user]);
+  n.say(
+    'Next session: the approved skill is offered as one function of its inputs; the model fills in only those, and each step runs through policy, the executor and audit like any call:',
+  );
+  const calls = await chat(n, user, 'find orders 20001 and 20002');
+  const used = calls.find((c) => c.tool.startsWith(SKILL_FUNCTION_PREFIX));
+  if (used?.status !== 'ok' || (used.skillSteps ?? []).some((step) => step.status !== 'ok'))
+    throw new DemoError(
+      `the next session did not use the approved skill: ${JSON.stringify(calls)}`,
+    );
+  n.ok(
+    `${used.tool} ran ${used.skillSteps?.length ?? 0} governed calls (${(used.skillSteps ?? []).map((s) => s.callId).join(', ')})`,
+  );
+}
+
+/**
+ * The MCP reference server (npm `@modelcontextprotocol/server-everything`) as a Resource of
+ * kind `mcp`: run under bubblewrap with no network and an empty environment, two of its tools
+ * selected and pinned at apply, offered to support and called like any tool. The descriptor
+ * names this clone's paths, so the demo writes it to .tollgate/demo/everything.yaml.
+ */
+async function upstreamMcp(n: Narrator, user: string): Promise<void> {
+  const file = join('.tollgate', 'demo', 'everything.yaml');
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, everythingResource());
+  n.say(
+    `The server lists about twenty tools, among them get-env (it prints the server's environment). The operator selects two; nothing else is ever offered (${file}):`,
+  );
+  const declared = (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => (/(command|sandbox):/.test(line) ? `${line.slice(0, 60)}…` : line));
+  n.line(n.style.dim(declared.join('\n')));
+  n.say(
+    'Applying it connects once, pins each selected tool by a hash of its definition, and screens its description:',
+  );
+  await n.tollgate(['apply', '-f', file]);
+  await n.tollgate(['tools', 'ls', '--as', 'support']);
+  const args = [
+    'call',
+    'everything_get_sum',
+    '--as',
+    'support',
+    '--user',
+    user,
+    '--args',
+    '{"a":2,"b":3}',
+    '--wait',
+  ];
+  n.command(args);
+  const sum = await n.json<{
+    callId: string;
+    meta?: { traceId?: string };
+    status: string;
+    data?: { untrusted?: boolean; content?: Array<{ text?: string }> };
+  }>(args);
+  const text = sum.data?.content?.[0]?.text ?? '';
+  if (sum.status !== 'ok' || sum.data?.untrusted !== true || !text.includes('5'))
+    throw new DemoError(
+      `everything_get_sum did not answer 5: ${JSON.stringify(sum).slice(0, 300)}`,
+    );
+  n.line(`${n.style.green('ok')} everything_get_sum: ${text}`);
+  n.ok(
+    "the answer comes back marked untrusted: text from someone else's server, never instructions",
+  );
+  await auditRecord(n, sum.callId, sum.meta?.traceId ?? '', 'call.completed');
+  n.say('\nget-env was never selected, so no agent can reach it:');
+  await n.tollgate(
+    ['call', 'everything_get_env', '--as', 'support', '--user', user, '--args', '{}'],
+    1,
+  );
+  n.say(
+    'A rug pull (the server changing a pinned tool later) withdraws that tool from every agent at once; test/e2e/governed-upstream.int.test.ts shows it.',
+  );
+}
+
+function everythingResource(): string {
+  const requireFromMcp = createRequire(
+    new URL('../packages/connectors/mcp/package.json', import.meta.url),
+  );
+  const server = dirname(
+    realpathSync(requireFromMcp.resolve('@modelcontextprotocol/server-everything/package.json')),
+  );
+  const readPaths = [realpathSync(new URL('../node_modules/.pnpm', import.meta.url))];
+  const node = realpathSync(process.execPath);
+  if (!node.startsWith('/usr/')) readPaths.push(dirname(dirname(node)));
+  return `# The MCP reference server as a governed resource; written by the demo (paths of this clone).
+apiVersion: tollgate.dev/v1
+kind: Resource
+metadata:
+  name: everything
+  tenant: team-a
+  environment: prod
+  description: The MCP reference server, run in a sandbox with no network.
+spec:
+  type: mcp
+  connection:
+    command: { executable: ${JSON.stringify(node)}, args: [${JSON.stringify(join(server, 'dist', 'index.js'))}, stdio] }
+  sandbox: { readPaths: ${JSON.stringify(readPaths)} }
+  tools:
+    echo: { class: read }
+    get-sum: { class: read }
+  schema:
+    fields:
+      echo.message: { type: argument, filterable: true }
+      get_sum.a: { type: argument, filterable: true }
+      get_sum.b: { type: argument, filterable: true }
+  access: { allowedRoles: [support], readonly: true }
+`;
 }
 
 async function chat(n: Narrator, user: string, message: string): Promise<CallDoc[]> {
@@ -339,24 +476,6 @@ function visibleFields(n: Narrator, call: CallDoc): void {
     .filter(([field]) => !shown.has(field))
     .map(([field, why]) => `${field} (${why})`);
   n.ok(`only fields support may see; not in the result: ${absent.join(', ')}; client_ip is hashed`);
-}
-
-async function auditRecord(
-  n: Narrator,
-  callId: string,
-  traceId: string,
-  type: string,
-): Promise<void> {
-  await n.until(`the audit record of call ${callId}`, async () => {
-    const doc = await n.json<AuditDoc>(['audit', 'query', '--call', callId]);
-    return doc.records.find((r) => r.event.type === type);
-  });
-  await n.tollgate(['audit', 'query', '--call', callId]);
-  const doc = await n.json<AuditDoc>(['audit', 'query', '--call', callId]);
-  const record = doc.records.find((r) => r.event.type === type)!;
-  if (record.event.traceId !== traceId)
-    throw new DemoError(`trace ids differ: reply ${traceId}, audit ${record.event.traceId}`);
-  n.ok(`the reply and the audit record carry the same trace id ${traceId}`);
 }
 
 async function deniedTool(n: Narrator): Promise<void> {

@@ -1,6 +1,7 @@
 import { utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseEgressRules } from '@tollgate/core';
 import { serviceEndpoints } from '@tollgate/kit';
 import {
   SERVICE_NAMES,
@@ -13,6 +14,7 @@ import {
   settingsOf,
 } from '../src/index.js';
 import { serviceBuilds } from '../src/stack/builds.js';
+import { localEgressRules } from '../src/stack/stack.js';
 import { scratch } from './support.js';
 
 describe('stack - local stack bookkeeping', () => {
@@ -92,6 +94,22 @@ describe('stack - local stack bookkeeping', () => {
       '/srv/state/run',
       '/srv/state/trusted-issuers.json',
     ]);
+  });
+});
+
+describe('stack - egress rules of a local stack', () => {
+  it("stack - the data servers deploy/local runs, by host and port, not the stack's own", () => {
+    const rules = localEgressRules(
+      parseInfraStatus([
+        '[infra] nats           running  pid=1  nats://127.0.0.1:4222               healthy',
+        '[infra] elasticsearch  running  pid=2  http://127.0.0.1:9200               healthy',
+        '[infra] postgres       running  pid=3  postgres://127.0.0.1:5432/tollgate  healthy',
+        '[infra] ferretdb       running  pid=4  mongodb://127.0.0.1:27017           healthy',
+        '[infra] directus       stopped  pid=-  http://127.0.0.1:8055               -',
+      ]),
+    );
+    expect(rules).toBe('*/*=public,127.0.0.1:9200,127.0.0.1:5432,127.0.0.1:8055');
+    expect(parseEgressRules(rules).entries[0]?.destinations).toHaveLength(4);
   });
 });
 

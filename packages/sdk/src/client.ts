@@ -24,7 +24,7 @@ import { readCallResult } from './result.js';
 import type { CallOutcome, ReadResult, WaitOptions } from './result.js';
 import { readTool } from './tools.js';
 import type { Tool } from './tools.js';
-import { malformed } from './wire-errors.js';
+import { errorFromTransport, malformed } from './wire-errors.js';
 
 /** How a client talks to Tollgate over an existing NATS connection. */
 export interface ClientOptions {
@@ -196,7 +196,12 @@ export class TollgateClient {
       toolVersion: definition.version,
     });
     // Listen before sending, so a completion that beats the reply is not missed.
-    const watch = this.#watch(callId);
+    let watch: CallWatch;
+    try {
+      watch = this.#watch(callId);
+    } catch (err) {
+      throw errorFromTransport(err, definition.callSubject, timeoutMs);
+    }
     let read: ReadResult;
     try {
       const reply = await this.#plane.request({

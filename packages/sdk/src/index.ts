@@ -51,7 +51,15 @@ export {
   rememberedFact,
   renderRemembered,
 } from './agent/recall.js';
-export type { RecallSource, RecalledPreference, RememberedFact } from './agent/recall.js';
+export type { RecallSource, Recalled, RecalledPreference, RememberedFact } from './agent/recall.js';
+export {
+  SKILL_FUNCTION_PREFIX,
+  offerableSkills,
+  recalledSkill,
+  runSkill,
+  skillFunction,
+} from './agent/skills.js';
+export type { RecalledSkill, SkillRun, SkillStepOutcome, SkillStepRunner } from './agent/skills.js';
 export type {
   MemoryServiceTarget,
   SessionEnd,

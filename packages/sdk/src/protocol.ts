@@ -40,6 +40,21 @@ export interface TokenClaims {
 }
 
 export function readTokenClaims(token: string): TokenClaims | undefined {
+  const claims = tokenPayload(token);
+  if (claims === undefined) return undefined;
+  const { tenant, sub, env, user } = claims;
+  if (typeof tenant !== 'string' || typeof sub !== 'string' || typeof env !== 'string')
+    return undefined;
+  return { tenant, agent: sub, environment: env, ...(typeof user === 'string' ? { user } : {}) };
+}
+
+/** When the token expires (its `exp`, ms since the epoch), if it says; read, not verified. */
+export function readTokenExpiry(token: string): number | undefined {
+  const exp = tokenPayload(token)?.['exp'];
+  return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1_000 : undefined;
+}
+
+function tokenPayload(token: string): Record<string, unknown> | undefined {
   const payload = token.split('.')[1];
   if (payload === undefined) return undefined;
   let claims: unknown;
@@ -48,9 +63,7 @@ export function readTokenClaims(token: string): TokenClaims | undefined {
   } catch {
     return undefined;
   }
-  if (typeof claims !== 'object' || claims === null) return undefined;
-  const { tenant, sub, env, user } = claims as Record<string, unknown>;
-  if (typeof tenant !== 'string' || typeof sub !== 'string' || typeof env !== 'string')
-    return undefined;
-  return { tenant, agent: sub, environment: env, ...(typeof user === 'string' ? { user } : {}) };
+  return typeof claims === 'object' && claims !== null
+    ? (claims as Record<string, unknown>)
+    : undefined;
 }

@@ -95,7 +95,8 @@ function toDetail(item: unknown): ErrorDetail[] {
  * A NATS request failure. Nobody listening, or no reply in time, means a Tollgate service is
  * missing — for a call, the executor of its kind is not running or stopped mid-call (its own
  * deadline answers before the client's, so silence is never a slow upstream): retryable
- * SERVICE_UNAVAILABLE. A closed connection is retryable too; anything else is internal.
+ * SERVICE_UNAVAILABLE. So is a bus that cannot be reached or a closed client (nothing was sent);
+ * anything else is internal.
  */
 export function errorFromTransport(
   err: unknown,
@@ -132,8 +133,12 @@ export function errorFromTransport(
   ) {
     return toolCallError(
       {
-        code: 'UPSTREAM_UNAVAILABLE',
-        message: `the NATS connection is not usable: ${err.message}`,
+        code: 'SERVICE_UNAVAILABLE',
+        message: `Tollgate's bus cannot be used (${err.message}): nothing was sent; ${
+          err instanceof natsErrors.ConnectionError
+            ? 'try again once NATS is reachable'
+            : 'this client was closed, connect again'
+        }`,
       },
       { cause: err },
     );

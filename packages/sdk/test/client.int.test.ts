@@ -327,7 +327,7 @@ describe('client - transport failures', () => {
       connectTimeoutMs: 2_000,
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RetryableError);
-    expect(err).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    expect(err).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
   });
 
   it('client - no reply within the budget is a retryable SERVICE_UNAVAILABLE, answered within the budget', async () => {

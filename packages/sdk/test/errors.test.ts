@@ -127,6 +127,25 @@ describe('errors - proto, transport and gRPC', () => {
     expect(errorFromProto(undefined)).toBeInstanceOf(InternalError);
   });
 
+  it('errors - an upstream business rejection is for a person, with the fields it names', () => {
+    const err = errorFromProto(
+      create(ErrorSchema, {
+        code: ProtoCode.UPSTREAM_BUSINESS_REJECTION,
+        category: ProtoCategory.NEEDS_HUMAN,
+        message: 'The API of support_tickets refused the request on its own business rules (409)',
+        details: [{ path: '/subject', message: 'already open' }],
+      }),
+    );
+    expect(err).toBeInstanceOf(NeedsHumanError);
+    expect(err.code).toBe('UPSTREAM_BUSINESS_REJECTION');
+    expect(err.details).toEqual([{ path: '/subject', message: 'already open' }]);
+    const rpc = new RpcError(RpcStatus.FAILED_PRECONDITION, 'no', {
+      tollgateCode: 'UPSTREAM_BUSINESS_REJECTION',
+      details: [],
+    });
+    expect(errorFromRpc(rpc, 'call')).toBeInstanceOf(NeedsHumanError);
+  });
+
   it.each([
     ['no responders', new natsErrors.NoRespondersError('s'), 'SERVICE_UNAVAILABLE'],
     [
@@ -135,7 +154,7 @@ describe('errors - proto, transport and gRPC', () => {
       'SERVICE_UNAVAILABLE',
     ],
     ['timeout', new natsErrors.TimeoutError(), 'SERVICE_UNAVAILABLE'],
-    ['closed connection', new natsErrors.ClosedConnectionError(), 'UPSTREAM_UNAVAILABLE'],
+    ['closed connection', new natsErrors.ClosedConnectionError(), 'SERVICE_UNAVAILABLE'],
   ])('errors - NATS %s is retryable', (_name, cause, code) => {
     const err = errorFromTransport(cause, 'tollgate.v1.call.es.orders', 100);
     expect(err).toBeInstanceOf(RetryableError);

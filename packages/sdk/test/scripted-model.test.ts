@@ -2,6 +2,7 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
 import { echoDraft, llmConfigFromEnv, readAgreement } from '../src/index.js';
 import { demoReply } from '../src/demo.js';
+import { validate } from '@tollgate/kinds';
 import { extractResourceFromText } from '../src/model/resource-extraction.js';
 import { parseChatRequest } from '../src/model/scripted-server.js';
 import { pathSegments, repairArguments } from '../src/model/argument-repair.js';
@@ -133,6 +134,109 @@ describe('registration - extraction', () => {
       apiVersion: 'tollgate.dev/v1',
       kind: 'Resource',
     });
+  });
+
+  it('registration - a PostgreSQL or MySQL table read from prose is a valid descriptor of its kind', () => {
+    const pg = extractResourceFromText(
+      'I have a PostgreSQL at postgres://db.internal:5433/shop, table sales.orders, call it pg_sales, ' +
+        'credential env://PG_SHOP; roles support; id is an integer, total is a decimal, placed_at is a timestamp, email is text.',
+    );
+    expect(pg).toEqual({
+      metadata: { name: 'pg_sales' },
+      spec: {
+        type: 'postgres',
+        connection: {
+          host: 'db.internal',
+          port: 5433,
+          database: 'shop',
+          credentialRef: 'env://PG_SHOP',
+        },
+        target: { schema: 'sales', table: 'orders' },
+        schema: {
+          fields: {
+            id: {
+              type: 'integer',
+              filterable: true,
+              range: true,
+              sortable: true,
+              returnable: true,
+            },
+            total: {
+              type: 'decimal',
+              filterable: true,
+              range: true,
+              sortable: true,
+              returnable: true,
+            },
+            placed_at: {
+              type: 'datetime',
+              filterable: true,
+              range: true,
+              sortable: true,
+              returnable: true,
+            },
+            email: { type: 'string', filterable: true, returnable: true },
+          },
+        },
+        access: { allowedRoles: ['support'] },
+      },
+    });
+    const mysql = extractResourceFromText(
+      'Our MariaDB is at mysql://10.0.0.7/shop, table orders; credential file:///run/secrets/shop.json; status is text',
+    );
+    expect(mysql).toEqual({
+      metadata: { name: 'mysql_orders' },
+      spec: {
+        type: 'mysql',
+        connection: {
+          host: '10.0.0.7',
+          database: 'shop',
+          credentialRef: 'file:///run/secrets/shop.json',
+        },
+        target: { table: 'orders' },
+        schema: { fields: { status: { type: 'string', filterable: true, returnable: true } } },
+      },
+    });
+    // What was read is the kind's own descriptor: it validates once metadata and access are given.
+    for (const extracted of [
+      pg,
+      { ...mysql, spec: { ...(mysql.spec as JsonObject), access: { allowedRoles: ['support'] } } },
+    ]) {
+      const descriptor = toDescriptor(extracted) as JsonObject;
+      const checked = validate({
+        ...descriptor,
+        metadata: { ...(descriptor.metadata as JsonObject), tenant: 'team-a', environment: 'prod' },
+      });
+      expect(checked.ok ? [] : checked.problems).toEqual([]);
+    }
+    // A sentence about neither kind is not read as one (nor as an index).
+    expect(extractResourceFromText('please find order 12345')).toEqual({});
+  });
+
+  it('registration - the scripted model takes a described table to the registration tool', () => {
+    const reply = demoReply(
+      request({
+        model: 'tollgate-demo',
+        messages: [
+          {
+            role: 'user',
+            content:
+              'I have a PostgreSQL at postgres://127.0.0.1:5432/tollgate, table demo_shop.orders',
+          },
+        ],
+        tools: [
+          {
+            type: 'function',
+            function: {
+              name: 'register_resource',
+              description: 'Register a resource',
+              parameters: { type: 'object', properties: { description: { type: 'string' } } },
+            },
+          },
+        ],
+      }),
+    );
+    expect('toolCalls' in reply ? reply.toolCalls[0]?.name : undefined).toBe('register_resource');
   });
 
   it('registration - the echo lists declared and discovered fields and asks for agreement', () => {

@@ -98,6 +98,7 @@ export function registerChat(program: Command, run: ActionRunner): void {
         const turns: ChatTurn[] = [];
         let lastRun: AgentRun | undefined;
         let remembered: RecalledPreference[] | undefined;
+        const offeredSkills = new Set<string>();
         const ask = async (message: string) => {
           if (registration.pending !== undefined || secretReason(message) !== undefined) {
             const turn = await registration.say(message);
@@ -113,8 +114,9 @@ export function registerChat(program: Command, run: ActionRunner): void {
             task: message,
             sessionId,
             maxSteps,
-            // Recalled once, when the conversation starts, and shown to the model as data.
-            ...(recall && remembered === undefined ? { recall } : {}),
+            // Preferences are shown when the conversation starts (as data); approved skills
+            // are offered as functions at every run.
+            ...(recall ? { recall } : {}),
             onWarning: (warning) => ctx.out.warn(warning),
             ...(memory ? { memory } : {}),
             ...(waitMs > 0 ? { completionWaitMs: waitMs } : {}),
@@ -125,6 +127,15 @@ export function registerChat(program: Command, run: ActionRunner): void {
           if (remembered === undefined) {
             remembered = result.remembered;
             for (const p of remembered) ctx.out.note(ctx.out.style.dim(`remembered: ${p.text}`));
+          }
+          for (const skill of result.skills) {
+            if (offeredSkills.has(skill.functionName)) continue;
+            offeredSkills.add(skill.functionName);
+            ctx.out.note(
+              ctx.out.style.dim(
+                `skill offered: ${skill.functionName} (revision ${skill.revision}, approved by ${skill.approvedBy})`,
+              ),
+            );
           }
           lastRun = result;
           turns.push({ message, run: plainRun(result) });
@@ -274,5 +285,6 @@ export function plainRun(run: AgentRun) {
       toolCalls: step.toolCalls.map((call) => ({ ...call, result: readBack.get(call.id) ?? null })),
     })),
     toolsOffered: run.tools.map((t) => t.name),
+    skillsOffered: run.skills.map((s) => s.functionName),
   };
 }

@@ -15,7 +15,9 @@ export function renderToolCall(call: AgentToolCall, style: Style): string {
   let result: string;
   switch (call.status) {
     case 'ok':
-      result = `${style.green('ok')} ${call.meta ? `${call.meta.returned}${call.meta.total !== undefined ? ` of ${call.meta.total}` : ''} returned` : ''}`;
+      result = call.skillSteps
+        ? `${style.green('ok')} ${call.skillSteps.length} step(s), each a call of its own:`
+        : `${style.green('ok')} ${call.meta ? `${call.meta.returned}${call.meta.total !== undefined ? ` of ${call.meta.total}` : ''} returned` : ''}`;
       break;
     case 'error':
       result = `${style.red('error')} ${call.error?.code ?? ''} (${call.error?.category ?? ''}): ${call.error?.message ?? ''}`;
@@ -27,7 +29,13 @@ export function renderToolCall(call: AgentToolCall, style: Style): string {
       result = style.cyan('accepted');
       break;
   }
-  return `${head}\n  ${style.cyan('←')} ${result}${trace}`;
+  const steps = (call.skillSteps ?? []).map((step) =>
+    renderToolCall(step, style)
+      .split('\n')
+      .map((line) => `    ${line}`)
+      .join('\n'),
+  );
+  return [`${head}\n  ${style.cyan('←')} ${result}${trace}`, ...steps].join('\n');
 }
 
 /** Arguments without the `null`s strict-mode tools are filled with. */

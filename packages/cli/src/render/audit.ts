@@ -8,6 +8,7 @@ import { ErrorCode } from '@tollgate/contracts/common/v1';
 import { ApprovalStatus, DecisionEffect } from '@tollgate/contracts/policy/v1';
 import type { Style } from '../output/style.js';
 import { renderTable } from '../output/table.js';
+import { toolName } from '@tollgate/core';
 
 /** One record, the way a person scans a log. */
 export interface RecordLine {
@@ -37,6 +38,15 @@ export function recordLine(record: AuditRecord): RecordLine {
         who: who(v.principal),
         what: `${v.tool}${v.resourceVersion ? ` (${v.resource}@v${v.resourceVersion})` : ''}`,
         outcome: callOutcome(v.status, v.error?.code, v.meta?.returned),
+      };
+    }
+    case 'callStarted': {
+      const v = payload.value;
+      return {
+        ...base,
+        who: who(v.principal),
+        what: `${v.tool}${v.resourceVersion ? ` (${v.resource}@v${v.resourceVersion})` : ''}`,
+        outcome: 'started',
       };
     }
     case 'callDenied': {
@@ -84,6 +94,15 @@ export function recordLine(record: AuditRecord): RecordLine {
     case 'memoryWritten': {
       const v = payload.value;
       return { ...base, who: v.writtenBy, what: `memory ${v.id}`, outcome: '' };
+    }
+    case 'toolWithdrawn': {
+      const v = payload.value;
+      return {
+        ...base,
+        who: '',
+        what: `tool ${toolName(v.resource, v.operation)} withdrawn`,
+        outcome: `changed: ${v.changes.map((c) => c.part).join(', ')}`,
+      };
     }
     default:
       return { ...base, who: '', what: '', outcome: '' };

@@ -75,12 +75,25 @@ export async function stackUp(home: StackHome, options: UpOptions): Promise<Stac
     }
   }
   const builds = await serviceBuilds(checkout, SERVICE_NAMES);
+  const env = {
+    ...options.env,
+    TOLLGATE_EGRESS_RULES:
+      options.env.TOLLGATE_EGRESS_RULES?.trim() ||
+      localEgressRules(await infraStatus(home, options.env)),
+  };
   const step = options.progress.step('services');
   const pending = new Set<string>(SERVICE_NAMES);
   step.update(`waiting for ${[...pending].join(', ')}`);
   const results = await Promise.allSettled(
     SERVICE_NAMES.map(async (name) => {
-      const status = await serviceUp(home, checkout, name, options, trust, builds[name]);
+      const status = await serviceUp(
+        home,
+        checkout,
+        name,
+        { ...options, env },
+        trust,
+        builds[name],
+      );
       pending.delete(name);
       if (pending.size > 0) step.update(`waiting for ${[...pending].join(', ')}`);
       return status;
@@ -187,6 +200,27 @@ async function serviceStatus(
     };
   }
   return { name, address, state: serving ? 'external' : 'stopped', log };
+}
+
+/** Infrastructure the services themselves use: no resource may point at it. */
+const STACK_OWN = new Set(['nats', 'ferretdb', 'jaeger']);
+
+/**
+ * The egress rules of a local stack when `TOLLGATE_EGRESS_RULES` is unset: public addresses,
+ * plus exactly the host and port of each data server `deploy/local` runs (all on loopback, which
+ * the default rules refuse), and nothing else of this machine.
+ */
+export function localEgressRules(infra: readonly InfraServer[]): string {
+  const servers = infra.flatMap((server) => {
+    if (STACK_OWN.has(server.name)) return [];
+    try {
+      const url = new URL(server.address);
+      return url.port === '' ? [] : [`${url.hostname}:${url.port}`];
+    } catch {
+      return [];
+    }
+  });
+  return `*/*=${['public', ...servers].join(',')}`;
 }
 
 async function infraStatus(home: StackHome, env: NodeJS.ProcessEnv): Promise<InfraServer[]> {

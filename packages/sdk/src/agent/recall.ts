@@ -6,6 +6,8 @@ import type { RpcClient } from '@tollgate/contracts';
 import { MemoryService, PreferenceStatus, RecallKind } from '@tollgate/contracts/memory/v1';
 import type { Preference } from '@tollgate/contracts/memory/v1';
 import { errorFromRpc } from '../wire-errors.js';
+import { recalledSkill } from './skills.js';
+import type { RecalledSkill } from './skills.js';
 
 /**
  * One remembered fact as the model may see it: typed values, and free text only when a person
@@ -29,9 +31,15 @@ export interface RecalledPreference {
   fact: RememberedFact;
 }
 
+/** What memory remembers for a task: facts to show, and approved skills to offer. */
+export interface Recalled {
+  preferences: RecalledPreference[];
+  skills: RecalledSkill[];
+}
+
 /** Where the agent loop gets what memory remembers for a task. */
 export interface RecallSource {
-  recall(request: { task: string; sessionId: string }): Promise<RecalledPreference[]>;
+  recall(request: { task: string; sessionId: string }): Promise<Recalled>;
 }
 
 /** Free text is cut to this many characters before it reaches a model. */
@@ -111,7 +119,10 @@ export function renderRemembered(facts: readonly RememberedFact[]): string {
   ].join('\n');
 }
 
-/** Recall from the memory service (`Recall`, preferences only), as the agent's principal. */
+/**
+ * Recall from the memory service (`Recall`: preferences and approved skills), as the agent's
+ * principal. Anything without its expected shape is left out (`rememberedFact`, `recalledSkill`).
+ */
 export class MemoryServiceRecall implements RecallSource {
   readonly #client: RpcClient<typeof MemoryService>;
   readonly #topK: number;
@@ -124,26 +135,38 @@ export class MemoryServiceRecall implements RecallSource {
     this.#topK = target.topK ?? 5;
   }
 
-  async recall(request: { task: string; sessionId: string }): Promise<RecalledPreference[]> {
+  async recall(request: { task: string; sessionId: string }): Promise<Recalled> {
     let response;
     try {
       response = await this.#client.recall({
         task: request.task,
         sessionId: request.sessionId,
         topK: this.#topK,
-        kinds: [RecallKind.PREFERENCE],
+        kinds: [RecallKind.PREFERENCE, RecallKind.SKILL],
       });
     } catch (err) {
       throw errorFromRpc(err, 'memory Recall');
     }
-    return response.hits.flatMap((hit) => {
-      if (hit.item.case !== 'preference') return [];
-      const p = hit.item.value;
-      const fact = rememberedFact(p);
-      return fact === undefined
-        ? []
-        : [{ id: p.id, key: p.key, kind: p.kind, text: p.text, score: hit.score, fact }];
-    });
+    const recalled: Recalled = { preferences: [], skills: [] };
+    for (const hit of response.hits) {
+      if (hit.item.case === 'preference') {
+        const p = hit.item.value;
+        const fact = rememberedFact(p);
+        if (fact !== undefined)
+          recalled.preferences.push({
+            id: p.id,
+            key: p.key,
+            kind: p.kind,
+            text: p.text,
+            score: hit.score,
+            fact,
+          });
+      } else if (hit.item.case === 'skill') {
+        const skill = recalledSkill(hit.item.value, hit.score);
+        if (skill !== undefined) recalled.skills.push(skill);
+      }
+    }
+    return recalled;
   }
 
   close(): void {

@@ -1,4 +1,5 @@
-import type { JsonObject } from '@bufbuild/protobuf';
+import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
+import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import type OpenAI from 'openai';
 import { toolCallError } from '../errors.js';
 import type { Tool } from '../tools.js';
@@ -25,7 +26,9 @@ import { openaiToolsFor } from './openai-tools.js';
 import { localFunctions } from './local-tool.js';
 import type { LocalTool } from './local-tool.js';
 import { renderRemembered } from './recall.js';
-import type { RecallSource, RecalledPreference } from './recall.js';
+import type { RecallSource, Recalled, RecalledPreference } from './recall.js';
+import { offerableSkills, runSkill, skillFunction } from './skills.js';
+import type { RecalledSkill } from './skills.js';
 
 export const DEFAULT_SYSTEM_PROMPT = [
   'You answer questions and do tasks using only the tools provided (Tollgate tools over real data systems).',
@@ -47,9 +50,11 @@ export interface RunAgentOptions {
   /** Snapshot store; without one the run starts fresh and saves nothing. */
   memory?: SessionStore;
   /**
-   * What memory remembers for the task (e.g. `MemoryServiceRecall`): asked once when a
-   * conversation starts, and shown to the model as a data block (`renderRemembered`), never as
-   * instructions. A failure only costs the recall (`onWarning`).
+   * What memory remembers for the task (e.g. `MemoryServiceRecall`), asked at each run:
+   * preferences are shown to the model when a conversation starts, as a data block
+   * (`renderRemembered`), never as instructions; approved skills are offered as functions
+   * (`skill_<name>`) whose steps run through the principal's own tools (`runSkill`), when every
+   * tool they use is offered in this run. A failure only costs the recall (`onWarning`).
    */
   recall?: RecallSource;
   /** Told about each step once it is done and saved. */
@@ -106,6 +111,8 @@ export interface AgentRun {
   sessionEnd?: AgentSessionEnd;
   /** What memory recalled when this run started the conversation (see `recall`). */
   remembered: RecalledPreference[];
+  /** The approved skills this run offered the model (see `recall`). */
+  skills: RecalledSkill[];
 }
 
 /** The outcome a run ended its session with, and what memory answered (or why it failed). */
@@ -138,7 +145,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   }
   const previous = stored ? readSnapshot(sessionId, stored.snapshot) : undefined;
   let version = stored?.version ?? 0;
-  const remembered = previous === undefined ? await recallFor(options) : [];
+  const recalled = await recallFor(options);
+  const remembered = previous === undefined ? recalled.preferences : [];
   const block = renderRemembered(remembered.map((r) => r.fact));
   const prompt = options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
   const messages: ConversationMessage[] = previous?.messages ?? [
@@ -161,6 +169,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     ...(options.compaction ? { compaction: options.compaction } : {}),
     ...(options.completionWaitMs ? { completionWaitMs: options.completionWaitMs } : {}),
   };
+  const skills = offerableSkills(recalled.skills, context.offered);
+  const functions = [
+    ...openaiToolsFor(tools),
+    ...localFunctions(options.localTools ?? []),
+    ...skills.map(skillFunction),
+  ];
   const llm = openaiClient(options.llm);
   const steps: AgentStep[] = [];
 
@@ -224,12 +238,31 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     tools,
     ...(sessionEnd ? { sessionEnd } : {}),
     remembered,
+    skills,
   };
+
+  /** One call of an offered tool through Tollgate, kept in the session's record of calls. */
+  async function governed(
+    call: ConversationToolCall,
+    idempotencyKey: string,
+  ): Promise<{ content: string; record: AgentToolCall }> {
+    const done = await runToolCall(call, context, idempotencyKey);
+    const offered = context.offered.get(done.record.tool);
+    calls.push({
+      id: call.id,
+      tool: done.record.tool,
+      resource: offered?.resource ?? '',
+      operation: offered?.operation ?? '',
+      status: done.record.status,
+      ...(done.record.callId ? { callId: done.record.callId } : {}),
+    });
+    return done;
+  }
 
   async function loop(): Promise<{ status: AgentRun['status']; answer: string | null }> {
     for (let step = 1; step <= maxSteps; step += 1) {
       bound();
-      const reply = await complete(llm, options, messages, tools);
+      const reply = await complete(llm, options, messages, functions);
       sessionSteps += 1;
       const toolCalls = reply.tool_calls ?? [];
       messages.push({
@@ -248,18 +281,16 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
           localAnswer ??= done.answer;
           continue;
         }
-        const done = await runToolCall(call, context, `${sessionId}:${sessionSteps}:${call.id}`);
+        const skill = skills.find((k) => k.functionName === call.function.name);
+        if (skill !== undefined) {
+          const done = await runSkillCall(skill, call, governed);
+          messages.push({ role: 'tool', tool_call_id: call.id, content: done.content });
+          record.toolCalls.push(done.record);
+          continue;
+        }
+        const done = await governed(call, `${sessionId}:${sessionSteps}:${call.id}`);
         messages.push({ role: 'tool', tool_call_id: call.id, content: done.content });
         record.toolCalls.push(done.record);
-        const offered = context.offered.get(done.record.tool);
-        calls.push({
-          id: call.id,
-          tool: done.record.tool,
-          resource: offered?.resource ?? '',
-          operation: offered?.operation ?? '',
-          status: done.record.status,
-          ...(done.record.callId ? { callId: done.record.callId } : {}),
-        });
       }
       const answered = toolCalls.length === 0 || localAnswer !== undefined;
       const saved = await save(
@@ -310,13 +341,69 @@ async function runLocalTool(
 }
 
 /** What memory remembers for the run's task; a failure is a warning, not a failed run. */
-async function recallFor(options: RunAgentOptions): Promise<RecalledPreference[]> {
-  if (options.recall === undefined) return [];
+async function recallFor(options: RunAgentOptions): Promise<Recalled> {
+  if (options.recall === undefined) return { preferences: [], skills: [] };
   try {
     return await options.recall.recall({ task: options.task, sessionId: options.sessionId });
   } catch (err) {
     options.onWarning?.(`memory recall failed: ${(err as Error)?.message ?? String(err)}`, err);
-    return [];
+    return { preferences: [], skills: [] };
+  }
+}
+
+/**
+ * A call of a recalled skill: its steps, each a governed call of its own (its own call id and
+ * idempotency key, in the run's record and the session's), and one tool message for the model.
+ */
+async function runSkillCall(
+  skill: RecalledSkill,
+  call: ConversationToolCall,
+  governed: (
+    call: ConversationToolCall,
+    idempotencyKey: string,
+  ) => Promise<{ content: string; record: AgentToolCall }>,
+): Promise<{ content: string; record: AgentToolCall }> {
+  let args: JsonValue;
+  try {
+    args = JSON.parse(call.function.arguments || '{}') as JsonValue;
+  } catch {
+    args = call.function.arguments;
+  }
+  const stepCalls: AgentToolCall[] = [];
+  const run = await runSkill(skill, args, async (step, stepArgs) => {
+    const id = `${call.id}.${step.id}`;
+    const done = await governed(
+      { id, type: 'function', function: { name: step.tool, arguments: JSON.stringify(stepArgs) } },
+      `skill:${skill.id}:${skill.revision}:${id}`,
+    );
+    stepCalls.push(done.record);
+    const message = readToolMessage(done.content);
+    return {
+      status: done.record.status,
+      ...(done.record.status === 'ok' ? { data: message?.['data'] ?? null } : {}),
+      ...(done.record.error ? { error: done.record.error } : {}),
+    };
+  });
+  const record: AgentToolCall = {
+    id: call.id,
+    tool: skill.functionName,
+    arguments:
+      typeof args === 'object' && args !== null && !Array.isArray(args) ? args : String(args),
+    status: run.error ? 'error' : 'ok',
+    ...(run.error ? { error: run.error } : {}),
+    skillSteps: stepCalls,
+  };
+  return { content: JSON.stringify(run.content), record };
+}
+
+function readToolMessage(content: string): JsonObject | undefined {
+  try {
+    const parsed: unknown = JSON.parse(content);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as JsonObject)
+      : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -329,9 +416,8 @@ async function complete(
   llm: OpenAI,
   options: RunAgentOptions,
   messages: ConversationMessage[],
-  tools: Tool[],
+  openaiTools: ChatCompletionFunctionTool[],
 ): Promise<ModelReply> {
-  const openaiTools = [...openaiToolsFor(tools), ...localFunctions(options.localTools ?? [])];
   const completion = await llm.chat.completions
     .create(
       {

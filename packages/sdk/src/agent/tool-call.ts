@@ -27,6 +27,8 @@ export interface AgentToolCall {
   callId?: string;
   error?: { code: ErrorCode; category: ErrorCategory; message: string };
   meta?: CallMeta;
+  /** A recalled skill's call: the governed calls its steps made, in order. */
+  skillSteps?: AgentToolCall[];
 }
 
 /** How tool calls of one run are made. */

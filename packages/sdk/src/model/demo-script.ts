@@ -2,7 +2,8 @@
  * The scripted model's rules for the demo (and the tests), standing in for an LLM when none is
  * configured: look an order up by id with the offered `*_search` tool, correct arguments from
  * a fix_arguments error, summarise the result; extract a resource descriptor from a
- * description when asked to fill `propose_resource`.
+ * description when asked to fill `propose_resource`; use an offered skill (`skill_*`) when the
+ * request names as many orders as the skill takes.
  */
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { repairArguments } from './argument-repair.js';
@@ -10,6 +11,7 @@ import type { ErrorDetailLike } from './argument-repair.js';
 import { PROPOSE_RESOURCE_TOOL } from '../registration/extraction-schema.js';
 import { CURRENT_PROPOSAL_MARKER } from '../registration/propose.js';
 import { REGISTER_RESOURCE_TOOL } from '../registration/conversation.js';
+import { SKILL_FUNCTION_PREFIX } from '../agent/skills.js';
 import { extractResourceFromText, readCorrection } from './resource-extraction.js';
 import type {
   ChatRequest,
@@ -48,6 +50,8 @@ export function demoReply(request: ChatRequest): ScriptedReply {
   if (register !== undefined && describesResource(text)) {
     return { toolCalls: [{ name: register.name, arguments: { description: text } }] };
   }
+  const skill = skillCall(request.tools, text);
+  if (skill !== undefined) return { toolCalls: [skill] };
   const orderId = ORDER_ID.exec(text)?.[1];
   const tool = request.tools.find((t) => t.name.endsWith('_search'));
   if (orderId === undefined || tool === undefined) {
@@ -62,6 +66,40 @@ export function demoReply(request: ChatRequest): ScriptedReply {
       },
     ],
   };
+}
+
+/** Ids in a request about orders ("orders 20001 and 20002", "订单 20001 和 20002"), in order. */
+const ORDERS = /\border|订单/i;
+const ID = /(?<![A-Za-z0-9_-])#?([0-9][A-Za-z0-9_-]{2,63})(?![A-Za-z0-9_-])/g;
+/** Inputs that size a result rather than say what to look at, and the value the script gives them. */
+const SIZING: Record<string, number> = { limit: 5, size: 5 };
+
+/**
+ * A call of the first offered skill whose required inputs the request fills: as many string
+ * inputs as the request names orders (two or more), in order, and sizing inputs at 5.
+ */
+function skillCall(
+  tools: ScriptTool[],
+  text: string,
+): { name: string; arguments: JsonObject } | undefined {
+  if (!ORDERS.test(text)) return undefined;
+  const ids = [...new Set([...text.matchAll(ID)].map((m) => m[1]!))];
+  if (ids.length < 2) return undefined;
+  for (const tool of tools.filter((t) => t.name.startsWith(SKILL_FUNCTION_PREFIX))) {
+    const properties = asObject(tool.parameters.properties) ?? {};
+    const required = Array.isArray(tool.parameters.required)
+      ? tool.parameters.required.filter((r): r is string => typeof r === 'string')
+      : [];
+    const strings = required.filter((name) => asObject(properties[name])?.type === 'string');
+    if (strings.length !== ids.length) continue;
+    const args: JsonObject = {};
+    strings.forEach((name, i) => (args[name] = ids[i]!));
+    const rest = required.filter((name) => !strings.includes(name));
+    if (!rest.every((name) => SIZING[name] !== undefined)) continue;
+    for (const name of rest) args[name] = SIZING[name]!;
+    return { name: tool.name, arguments: args };
+  }
+  return undefined;
 }
 
 function afterToolResult(request: ChatRequest): ScriptedReply {
@@ -86,6 +124,10 @@ function afterToolResult(request: ChatRequest): ScriptedReply {
 function summarise(result: JsonObject | undefined): string {
   switch (result?.status) {
     case 'ok': {
+      if (typeof result.skill === 'string') {
+        const steps = Array.isArray(result.steps) ? result.steps.length : 0;
+        return `The reviewed procedure ${result.skill} ran ${steps} step(s): ${JSON.stringify(result.outputs ?? {}).slice(0, 400)}`;
+      }
       const rows = Array.isArray(result.data) ? result.data : [result.data ?? null];
       if (rows.length === 0) return 'I found no matching records.';
       const shown = rows
