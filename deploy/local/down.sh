@@ -9,3 +9,9 @@ resolve_servers "$@"
 for s in "${SERVERS[@]}"; do
   stop_server "$s"
 done
+# With no node left running, the next start takes its size from TOLLGATE_CLUSTER again.
+stopped=1
+for s in $(nats_node_names); do
+  if server_pid "$s" >/dev/null; then stopped=0; fi
+done
+if [ "$stopped" = 1 ]; then rm -f "$(nats_shape_file)"; fi

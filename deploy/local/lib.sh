@@ -23,7 +23,8 @@ resolve_servers() {
   local s wanted=" "
   for s in "$@"; do
     case "$s" in
-      nats) s=nats ;;
+      nats) s="$(nats_node_names)" ;;
+      nats[2-9]) [[ " $(nats_node_names)" == *" $s "* ]] || die "unknown server '$s': the NATS cluster has $NATS_NODES node(s) (TOLLGATE_CLUSTER)" ;;
       ferretdb | ferret | mongo | mongodb) s=ferretdb ;;
       elasticsearch | elastic | es) s=elasticsearch ;;
       postgres | postgresql | pg) s=postgres ;;
@@ -38,6 +39,7 @@ resolve_servers() {
   for s in "${ALL_SERVERS[@]}"; do
     if [[ "$wanted" == *" $s "* ]]; then SERVERS+=("$s"); fi
   done
+  return 0
 }
 
 # check_port VAR DEFAULT: prints the port from env var VAR, or dies if it is not a port number.
@@ -239,6 +241,11 @@ stop_server() {
 # Per-server settings and functions (NAME_provision, NAME_start, NAME_healthy, ...).
 # shellcheck source=nats.sh
 source "$LOCAL_DIR/nats.sh"
+# A cluster's nodes 2..N come right after nats (TOLLGATE_CLUSTER, nats.sh).
+read -r -a _nodes <<<"$(nats_node_names)"
+ALL_SERVERS=("${_nodes[@]}" "${ALL_SERVERS[@]:1}")
+DEFAULT_SERVERS=("${_nodes[@]}" "${DEFAULT_SERVERS[@]:1}")
+unset _nodes
 # shellcheck source=ferretdb.sh
 source "$LOCAL_DIR/ferretdb.sh"
 # shellcheck source=elasticsearch.sh
