@@ -52,7 +52,7 @@ export const benches: readonly Bench[] = [
     needsInfra: true,
   },
   {
-    name: 'SQL: direct pg vs the postgres connector vs MCP Toolbox',
+    name: 'SQL: direct driver vs the postgres and mysql connectors vs MCP Toolbox',
     script: 'test/bench/sql.bench.ts',
     needsInfra: true,
   },

@@ -4,7 +4,8 @@
  * server, what the transport pieces under them cost — a core NATS round trip, a JetStream
  * publish acknowledgement, a KV write, protobuf encoding, a token signature check.
  */
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { create, fromBinary, fromJson, toBinary } from '@bufbuild/protobuf';
+import { ValueSchema } from '@bufbuild/protobuf/wkt';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -66,7 +67,9 @@ export async function wireCosts(
   const result = create(CallResultSchema, {
     callId: request.callId,
     status: CallStatus.OK,
-    data: { items: [{ id: '12345', status: 'shipped', amount: 42.5, currency: 'EUR' }] },
+    data: fromJson(ValueSchema, {
+      items: [{ id: '12345', status: 'shipped', amount: 42.5, currency: 'EUR' }],
+    }),
   });
   const resultBytes = toBinary(CallResultSchema, result);
   const echo = other.subscribe('bench.echo');

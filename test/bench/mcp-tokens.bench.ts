@@ -33,7 +33,7 @@ export interface ListingTokens {
 /** The demo's descriptors, by kind. */
 async function ordersExample() {
   const dir = join(repoRoot, 'examples', 'orders');
-  const docs = [];
+  const docs: Array<{ kind: string }> = [];
   for (const file of (await readdir(dir)).sort()) {
     for (const doc of parseResourceDescriptors(await readFile(join(dir, file), 'utf8'), file)
       .documents) {

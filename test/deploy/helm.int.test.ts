@@ -165,6 +165,7 @@ describe('helm - the tollgate chart', () => {
       TOLLGATE_NATS_URL: 'nats://nats.nats.svc:4222',
       TOLLGATE_NATS_REPLICAS: '3',
       TOLLGATE_CREDENTIAL_NAMESPACES: 'vault://x/{tenant}/',
+      TOLLGATE_EGRESS_RULES: '*/*=public',
       TOLLGATE_TRUSTED_ISSUERS_FILE: '/etc/tollgate/issuers/issuers.json',
       TOLLGATE_POLICY_GRPC_ADDR: 'tg-policy:7063',
     });

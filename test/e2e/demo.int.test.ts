@@ -1,17 +1,38 @@
 /**
- * The demo's four steps, asserted end to end against the real stack through the `tollgate`
- * binary and the SDK: different tools per agent, an order looked up through the agent loop
- * with only visible fields and an audit record under the same trace id, a denial, a
- * fix_arguments correction and an approval-gated write, and a preference learned and recalled.
+ * The demo's steps (scripts/demo.steps.ts, numbered as it tells them), asserted end to end
+ * against the real stack through the `tollgate` binary and the SDK: different tools per agent,
+ * an order looked up through the agent loop with only visible fields and an audit record under
+ * the same trace id, a denial, a fix_arguments correction and an approval-gated write, a
+ * preference learned and recalled, a skill reviewed and reused, and the other kinds the demo
+ * declares — a PostgreSQL table and an HTTP API (Directus) — discovered, applied and called.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import pg from 'pg';
+import { stringify } from 'yaml';
 import { createClient } from '@tollgate/contracts';
 import { MemoryService, PreferenceStatus } from '@tollgate/contracts/memory/v1';
 import { TollgateClient } from '@tollgate/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, infra } from '../support/infra.js';
+import {
+  SHOP_ROW_COUNT,
+  dropShopTable,
+  seedShopTable,
+  shopResource,
+} from '../fixtures/demo-shop.js';
+import { TICKETS, helpDeskResource, seedTickets } from '../fixtures/help-desk.js';
+import { directusAccess, eventually, infra, postgresAdmin, uniqueName } from '../support/infra.js';
 import { repoRoot } from '../support/process.js';
-import { CLI, parseJson, stackEnv, tollgate, tollgateJson } from './support/cli.js';
+import {
+  CLI,
+  E2E_CREDENTIALS,
+  parseJson,
+  stackEnv,
+  tollgate,
+  tollgateJson,
+} from './support/cli.js';
 import { ordersScenario } from './support/scenario.js';
 import type { OrdersScenario } from './support/scenario.js';
 import { bringDown, bringUp } from './support/stack.js';
@@ -31,6 +52,7 @@ interface ToolCallDoc {
   arguments: Record<string, unknown>;
   status: string;
   callId?: string;
+  skillSteps?: ToolCallDoc[];
   error?: { code: string; category: string };
   meta?: { traceId: string; returned: number };
   result: { status: string; data?: Array<Record<string, unknown>> } | null;
@@ -41,8 +63,14 @@ interface ChatDoc {
   remembered: Array<{ key: string; text: string }>;
   turns: Array<{
     message: string;
-    run: { status: string; answer: string | null; steps: Array<{ toolCalls: ToolCallDoc[] }> };
+    run: {
+      status: string;
+      answer: string | null;
+      steps: Array<{ toolCalls: ToolCallDoc[] }>;
+      skillsOffered: string[];
+    };
   }>;
+  ended?: { outcome: string; skillCandidateId: string };
 }
 interface AuditDoc {
   records: Array<{
@@ -97,13 +125,90 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
-  await tollgate([...as, 'resources', 'delete', 'es_orders']).catch(() => undefined);
+  for (const name of ['es_orders', 'shop_orders', 'help_desk'])
+    await tollgate([...as, 'resources', 'delete', name]).catch(() => undefined);
   await scenario?.cleanup();
   await bringDown(stack);
 }, 180_000);
 
+/** Puts a secret into the scenario tenant's credential namespace; resolves its reference. */
+async function credential(file: string, secret: string): Promise<string> {
+  const dir = join(E2E_CREDENTIALS, scenario.tenant, 'prod');
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, file), secret, { mode: 0o600 });
+  return `file://${join(dir, file)}`;
+}
+
+/** As the demo does: `tollgate discover`, then `tollgate apply` of what discovery completed. */
+async function discoverAndApply(declared: Record<string, unknown>): Promise<void> {
+  const name = (declared.metadata as { name: string }).name;
+  const file = join(scenario.dir, 'kinds', `${name}.yaml`);
+  await mkdir(join(scenario.dir, 'kinds'), { recursive: true });
+  await writeFile(file, stringify({ ...declared }));
+  const found = await tollgateJson<{ descriptor: Record<string, unknown> }>(
+    [...as, 'discover', '-f', file],
+    { timeoutMs: 60_000 },
+  );
+  await writeFile(file, stringify(found.descriptor));
+  const applied = await tollgateJson<{ applied: Array<{ outcome: string }> }>([
+    ...as,
+    'apply',
+    '-f',
+    file,
+  ]);
+  expect(applied.applied.map((a) => a.outcome)).toEqual(['created']);
+}
+
+/** Support's tools of one resource, once the synthesizer offers them. */
+async function supportToolsOf(resource: string): Promise<Array<ToolDoc & { resource: string }>> {
+  return eventually(
+    async () => {
+      const doc = await tollgateJson<{ tools: Array<ToolDoc & { resource: string }> }>([
+        ...as,
+        'tools',
+        'ls',
+        '--as',
+        'support',
+      ]);
+      const own = doc.tools.filter((t) => t.resource === resource);
+      return own.length > 0 ? own : undefined;
+    },
+    30_000,
+    500,
+  );
+}
+
+interface CallDoc {
+  status: string;
+  callId: string;
+  data: Array<Record<string, unknown>>;
+  meta: { traceId: string };
+}
+
+/** `tollgate call <tool> --as support`, and its call.completed record under the same trace. */
+async function supportCall(tool: string, args: Record<string, unknown>): Promise<CallDoc> {
+  const call = await tollgateJson<CallDoc>([
+    ...as,
+    'call',
+    tool,
+    '--as',
+    'support',
+    '--args',
+    JSON.stringify(args),
+  ]);
+  expect(call.status).toBe('ok');
+  const records = await auditOf(call.callId);
+  const completed = records.find((r) => r.event.type === 'call.completed')!;
+  expect(completed.event.callCompleted).toMatchObject({
+    callId: call.callId,
+    status: 'CALL_STATUS_OK',
+  });
+  expect(completed.event.traceId).toBe(call.meta.traceId);
+  return call;
+}
+
 describe('e2e - the orders demo', () => {
-  it('e2e - step 1: support and order_ops get different tools, exactly as the permissions say', async () => {
+  it('e2e - step 2: support and order_ops get different tools, exactly as the permissions say', async () => {
     const support = await tollgateJson<{ tools: ToolDoc[] }>([
       ...as,
       'tools',
@@ -150,7 +255,7 @@ describe('e2e - the orders demo', () => {
     expect(search(ops).limit).toBe(100);
   }, 120_000);
 
-  it('e2e - step 2: "find order 12345" and "搜索 id 为 12345 的订单" run through the agent loop to visible fields, audited under the same trace id', async () => {
+  it('e2e - step 3: "find order 12345" and "搜索 id 为 12345 的订单" run through the agent loop to visible fields, audited under the same trace id', async () => {
     const chat = await tollgateJson<ChatDoc>(
       [
         ...as,
@@ -204,7 +309,7 @@ describe('e2e - the orders demo', () => {
     );
   }, 300_000);
 
-  it('e2e - step 3: a restricted field is refused, a tool not offered is denied by policy', async () => {
+  it('e2e - step 4: a restricted field is refused, a tool not offered is denied by policy', async () => {
     const restricted = await tollgate([
       '--json',
       ...as,
@@ -258,7 +363,7 @@ describe('e2e - the orders demo', () => {
     }
   }, 300_000);
 
-  it('e2e - step 3: a fix_arguments error goes back to the model, which corrects the call', async () => {
+  it('e2e - step 4: a fix_arguments error goes back to the model, which corrects the call', async () => {
     const chat = await tollgateJson<ChatDoc>(
       [
         ...as,
@@ -292,7 +397,7 @@ describe('e2e - the orders demo', () => {
     expect(chat.turns[0]!.run.status).toBe('answered');
   }, 300_000);
 
-  it('e2e - step 3: a write waits for approval and completes after `tollgate approvals approve`', async () => {
+  it('e2e - step 4: a write waits for approval and completes after `tollgate approvals approve`', async () => {
     const key = `e2e-${Date.now()}`;
     const child = spawn(
       process.execPath,
@@ -371,7 +476,7 @@ describe('e2e - the orders demo', () => {
     expect(again.approvals.map((a) => a.id)).not.toContain(pending.id);
   }, 300_000);
 
-  it('e2e - step 4: a user who keeps querying orders has it remembered, and it is recalled in the next session', async () => {
+  it('e2e - step 5: a user who keeps querying orders has it remembered, and it is recalled in the next session', async () => {
     const user = `pref-${Date.now().toString(36)}`;
     for (const id of ['10001', '10002', '10003']) {
       await tollgateJson([
@@ -428,5 +533,130 @@ describe('e2e - the orders demo', () => {
       { timeoutMs: 180_000 },
     );
     expect(stranger.remembered).toEqual([]);
+  }, 300_000);
+
+  it('e2e - step 6: a procedure becomes a skill only once a reviewer confirms it; the next session uses it, every step a governed, audited call', async () => {
+    const user = `skill-${Date.now().toString(36)}`;
+    const chat = (who: string, ...messages: string[]) =>
+      tollgateJson<ChatDoc>([...as, 'chat', '--as', 'support', '--user', who, '-m', ...messages], {
+        timeoutMs: 180_000,
+      });
+    const ask = 'find orders 20001 and 20002';
+    const first = await chat(user, 'find order 12345', 'find order 10001');
+    const candidate = first.ended?.skillCandidateId ?? '';
+    expect(candidate).not.toBe('');
+
+    // Proposed is not in effect: nothing is offered before a person confirms it.
+    const before = await chat(user, ask);
+    expect(before.turns[0]!.run.skillsOffered).toEqual([]);
+
+    await tollgate([
+      ...as,
+      'memory',
+      'candidates',
+      'confirm',
+      candidate,
+      '--for',
+      'support',
+      '--user',
+      user,
+    ]);
+    const next = await chat(user, ask);
+    const offered = next.turns[0]!.run.skillsOffered;
+    expect(offered).toHaveLength(1);
+    const used = calls(next).find((c) => c.tool === offered[0]);
+    expect(used?.status).toBe('ok');
+    // The model gave only the inputs; the steps are the reviewed ones, with those values bound.
+    expect(Object.keys(used!.arguments).sort()).toEqual(['id', 'id_2', 'limit']);
+    const steps = used!.skillSteps ?? [];
+    expect(steps.map((s) => [s.tool, s.status])).toEqual([
+      ['es_orders_search', 'ok'],
+      ['es_orders_search', 'ok'],
+    ]);
+    expect(
+      steps.map((s) => (s.arguments as { filters: Array<{ value: string }> }).filters[0]!.value),
+    ).toEqual(['20001', '20002']);
+    for (const step of steps) {
+      const records = await auditOf(step.callId!);
+      expect(records.find((r) => r.event.type === 'call.completed')?.event.callCompleted).toEqual(
+        expect.objectContaining({ callId: step.callId, status: 'CALL_STATUS_OK' }),
+      );
+    }
+
+    // Another user of the same agent has no such skill.
+    const stranger = await chat(`${user}-other`, ask);
+    expect(stranger.turns[0]!.run.skillsOffered).toEqual([]);
+  }, 400_000);
+
+  it('e2e - step 8: a PostgreSQL table declared as the demo does is discovered from the catalog and applied; support searches it with the e-mail masked and the margin hidden, audited', async () => {
+    const admin = postgresAdmin();
+    const db = new pg.Pool({ ...admin, max: 1 });
+    const table = {
+      schema: uniqueName('e2e_shop'),
+      login: uniqueName('tg_e2e_shop'),
+      password: randomBytes(16).toString('hex'),
+    };
+    try {
+      expect(await seedShopTable(db, table)).toBe(SHOP_ROW_COUNT);
+      // The demo seeds on every run: a second time changes nothing.
+      expect(await seedShopTable(db, table)).toBe(SHOP_ROW_COUNT);
+      const ref = await credential(
+        'shop.json',
+        JSON.stringify({ username: table.login, password: table.password }),
+      );
+      const server = new URL(`postgres://${admin.host}:${admin.port}/${admin.database}`);
+      await discoverAndApply(
+        shopResource({ tenant: scenario.tenant, server, schema: table.schema, credentialRef: ref }),
+      );
+      const tools = await supportToolsOf('shop_orders');
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'shop_orders_count',
+        'shop_orders_get',
+        'shop_orders_search',
+      ]);
+      const search = tools.find((t) => t.name === 'shop_orders_search')!.allows;
+      expect(search.fields).toEqual(['customer_email', 'id', 'placed_at', 'status', 'total']);
+      expect(Object.keys(search.filters).sort()).toEqual(['id', 'status', 'total']);
+
+      const call = await supportCall('shop_orders_search', {
+        filters: [{ field: 'id', op: 'eq', value: '12345' }],
+      });
+      expect(call.data).toEqual([
+        {
+          id: '12345',
+          customer_email: '***',
+          status: 'shipped',
+          total: '86.65',
+          placed_at: '2026-11-15T09:20:00Z',
+        },
+      ]);
+    } finally {
+      await tollgate([...as, 'resources', 'delete', 'shop_orders']);
+      await dropShopTable(db, table);
+      await db.end();
+    }
+  }, 300_000);
+
+  it("e2e - step 9: an HTTP API declared as the demo does (two operations of Directus's OpenAPI document) is discovered and applied; support finds the ticket about order 12345 with the e-mail masked and the assignee hidden, audited", async () => {
+    const desk = directusAccess();
+    await seedTickets(desk.url, desk.token);
+    // The demo opens its tickets on every run: a second time opens none.
+    expect(await seedTickets(desk.url, desk.token)).toBe(0);
+    const ref = await credential('help-desk.token', desk.token);
+    await discoverAndApply(
+      helpDeskResource({ tenant: scenario.tenant, url: desk.url, credentialRef: ref }),
+    );
+    const tools = await supportToolsOf('help_desk');
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'help_desk_get_ticket',
+      'help_desk_list_tickets',
+    ]);
+    for (const tool of tools) expect(tool.allows.fields).not.toContain('assignee');
+
+    const call = await supportCall('help_desk_list_tickets', { search: '12345', limit: 5 });
+    const ticket = call.data.find((r) => r.subject === TICKETS[0].subject);
+    expect(ticket).toMatchObject({ priority: 'high', status: 'open' });
+    expect(ticket!.requester_email).not.toBe(TICKETS[0].requester_email);
+    for (const row of call.data) expect(Object.keys(row)).not.toContain('assignee');
   }, 300_000);
 });

@@ -81,22 +81,19 @@ describe('e2e - memory', () => {
     }
 
     // Memory proposes a saved query with the id as its parameter, for alice to confirm.
-    const candidate = await eventually(
-      async () => {
-        const doc = await tollgateJson<{ candidates: CandidateDoc[] }>([
-          ...as,
-          'memory',
-          'candidates',
-          'ls',
-          '--for',
-          'support',
-          '--user',
-          'alice',
-        ]);
-        return doc.candidates.find((c) => c.kind === 'CANDIDATE_KIND_SAVED_QUERY');
-      },
-      { timeoutMs: 30_000 },
-    );
+    const candidate = await eventually(async () => {
+      const doc = await tollgateJson<{ candidates: CandidateDoc[] }>([
+        ...as,
+        'memory',
+        'candidates',
+        'ls',
+        '--for',
+        'support',
+        '--user',
+        'alice',
+      ]);
+      return doc.candidates.find((c) => c.kind === 'CANDIDATE_KIND_SAVED_QUERY');
+    }, 30_000);
     expect(candidate.user).toBe('alice');
     expect(JSON.stringify(candidate.proposal)).toContain('/filters/0/value');
 
@@ -147,7 +144,7 @@ describe('e2e - memory', () => {
     // Offered to alice, right after the tool it narrows, asking for the id only.
     const offered = await eventually(
       async () => (await tools()).find((t) => t.name === 'sq_order_by_id'),
-      { timeoutMs: 15_000 },
+      15_000,
     );
     expect(offered.savedQuery).toMatchObject({
       id: confirmed.createdId,
@@ -203,15 +200,12 @@ describe('e2e - memory', () => {
   }, 300_000);
 
   it("e2e - alice's usual fields are the default when she names none; bob's calls are untouched", async () => {
-    const defaulted = await eventually(
-      async () => {
-        const found = await call('es_orders_search', {
-          filters: [{ field: 'id', op: 'eq', value: '10003' }],
-        });
-        return found.meta?.defaultFields ? found : undefined;
-      },
-      { timeoutMs: 30_000 },
-    );
+    const defaulted = await eventually(async () => {
+      const found = await call('es_orders_search', {
+        filters: [{ field: 'id', op: 'eq', value: '10003' }],
+      });
+      return found.meta?.defaultFields ? found : undefined;
+    }, 30_000);
     expect(defaulted.meta?.defaultFields).toEqual(['amount', 'id', 'status']);
     expect(
       Object.keys(defaulted.data?.[0] ?? {})

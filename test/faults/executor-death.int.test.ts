@@ -2,10 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { subjects } from '@tollgate/kit';
 import { RetryableError, TollgateClient } from '@tollgate/sdk';
-import type { Tool } from '@tollgate/sdk';
-import { ordersResource, seedOrders } from '../fixtures/orders.js';
+import { ORDER_12345, ordersResource, ordersTool, seedOrders } from '../fixtures/orders.js';
 import { startService } from '../support/process.js';
 import type { RunningService } from '../support/process.js';
 import { startAuthCallout } from '../support/bus.js';
@@ -27,20 +25,8 @@ let issuersFile: string;
 let callout: Awaited<ReturnType<typeof startAuthCallout>>;
 let client: TollgateClient;
 
-const search: Tool = {
-  name: 'es_orders_search',
-  description: 'orders',
-  version: '',
-  resource: 'es_orders',
-  resourceVersion: 1,
-  resourceKind: 'elasticsearch',
-  operation: 'search',
-  inputSchema: {},
-  format: 'json_schema',
-  rendering: {},
-  callSubject: subjects.call('elasticsearch', 'es_orders'),
-};
-const byId = { filters: [{ field: 'id', op: 'eq', value: '12345' }] };
+const search = ordersTool('search');
+const byId = ORDER_12345;
 
 function startExecutorProcess(): RunningService {
   return startService('executor', {

@@ -97,7 +97,7 @@ describe('mcp bridges - tollgate mcp on stdio', () => {
       changed++;
     });
     await client.listTools();
-    s.h.nc.publish(subjects.event(EventTypes.resourceChanged), new Uint8Array());
+    s.h.nc.publish(subjects.event(EventTypes.resourceChanged, 'team-a'), new Uint8Array());
     await eventually(() => (changed > 0 ? true : undefined), 10_000);
     expect(changed).toBeGreaterThan(0);
   });

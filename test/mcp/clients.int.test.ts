@@ -141,7 +141,7 @@ describe('mcp clients - changes', () => {
     const subscription = await modern.listen({ toolsListChanged: true });
     try {
       expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true });
-      s.h.nc.publish(subjects.event(EventTypes.resourceChanged), new Uint8Array());
+      s.h.nc.publish(subjects.event(EventTypes.resourceChanged, 'team-a'), new Uint8Array());
       await eventually(() => (changed > 0 ? true : undefined), 10_000);
       expect(changed).toBeGreaterThan(0);
     } finally {

@@ -51,7 +51,8 @@ function documentedEntries(file: string, markdown: string): Entry[] {
         const section = /^\[mcp_servers\.(\w+)\]$/.exec(line.trim());
         if (section) entries.push((current = { where: `${file} ${section[1]} (toml)` }));
         const pair = /^(\w+)\s*=\s*(.+)$/.exec(line.trim());
-        if (pair && current) (current as Record<string, unknown>)[pair[1]!] = JSON.parse(pair[2]!);
+        if (pair && current)
+          (current as unknown as Record<string, unknown>)[pair[1]!] = JSON.parse(pair[2]!);
       }
     }
   }

@@ -159,6 +159,7 @@ describe('mcp orders story', () => {
       EventTypes.approvalDecided,
       event.eventId,
       encodeEnvelope(event),
+      decided.principal!.tenant,
     );
 
     const done = await eventually(async () => {

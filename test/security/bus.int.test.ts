@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS_TOKEN_AUDIENCE, agentInboxPrefix, issuePrincipalToken } from '@tollgate/core';
 import { EVENTS_STREAM, buckets, resourceKey } from '@tollgate/kit';
 import { CompletionSubscriber, TollgateClient } from '@tollgate/sdk';
-import type { CompletionEvent, Tool } from '@tollgate/sdk';
-import { ordersResource, seedOrders } from '../fixtures/orders.js';
+import type { CompletionEvent } from '@tollgate/sdk';
+import { ORDER_12345, ordersResource, ordersTool, seedOrders } from '../fixtures/orders.js';
 import {
   ES_URL,
   ORDERS_INDEX,
@@ -23,27 +23,16 @@ import {
 } from '../../services/executor/test/support/harness.js';
 import type { Harness } from '../../services/executor/test/support/harness.js';
 import { startAuthCallout } from '../support/bus.js';
+import { eventually } from '../support/infra.js';
 import type { BusRole } from '../support/bus.js';
 
 let h: Harness;
 let callout: Awaited<ReturnType<typeof startAuthCallout>>;
 const victim = { tenant: 'team-a', agent: 'support_bot', environment: 'prod' };
 const attacker = { tenant: 'team-a', agent: 'order_ops', environment: 'prod' };
-const byId = { filters: [{ field: 'id', op: 'eq', value: '12345' }] };
+const byId = ORDER_12345;
 const callSubject = 'tollgate.v1.call.elasticsearch.es_orders';
-const tool: Tool = {
-  name: 'es_orders_search',
-  description: 'orders',
-  version: '',
-  resource: 'es_orders',
-  resourceVersion: 1,
-  resourceKind: 'elasticsearch',
-  operation: 'search',
-  inputSchema: {},
-  format: 'json_schema',
-  rendering: {},
-  callSubject,
-};
+const tool = ordersTool('search');
 
 beforeAll(async () => {
   h = await startHarness({ noExecutor: true });
@@ -322,9 +311,13 @@ describe('bus - streams and buckets', () => {
     } finally {
       await intruder.nc.close();
     }
-    // Only the victim's call added events (call.completed); the forged one is not there.
-    const after = await jsm.streams.info(EVENTS_STREAM);
-    expect(after.state.messages).toBe(before + 1);
+    // Only the victim's call added events (the write-ahead call.started, and call.completed a
+    // moment after the answer); the forged one is not there.
+    const after = await eventually(async () => {
+      const stored = (await jsm.streams.info(EVENTS_STREAM)).state.messages;
+      return stored >= before + 2 ? stored : undefined;
+    });
+    expect(after).toBe(before + 2);
   });
 });
 

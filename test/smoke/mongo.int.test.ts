@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMongo, ensureIndexes } from '@tollgate/kit';
-import type { MongoHandle } from '@tollgate/kit';
+import type { IndexPlan, MongoHandle } from '@tollgate/kit';
 import { infra, uniqueName } from '../support/infra.js';
 
 let mongo: MongoHandle;
@@ -35,7 +35,7 @@ describe('smoke - MongoDB wire protocol (FerretDB)', () => {
   });
 
   it('mongo - ensuring the same indexes again (a restart) changes nothing and keeps the connection', async () => {
-    const plan = {
+    const plan: IndexPlan = {
       approvals: [
         { key: { tenant: 1, status: 1, requestedAt: 1 }, name: 'pending_by_tenant' },
         { key: { status: 1, expiresAt: 1 }, name: 'expiry' },

@@ -19,7 +19,14 @@ export interface RunningService {
 export function startService(name: string, env: Record<string, string> = {}): RunningService {
   const child = spawn(process.execPath, [`services/${name}/dist/main.js`], {
     cwd: repoRoot,
-    env: { ...process.env, TOLLGATE_LOG_LEVEL: 'info', ...env },
+    // Services a test starts reach the local data servers on loopback, which the default
+    // egress rules (public addresses only) refuse; tests of egress rules pass their own.
+    env: {
+      ...process.env,
+      TOLLGATE_LOG_LEVEL: 'info',
+      TOLLGATE_EGRESS_RULES: 'unrestricted',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Array<Record<string, unknown>> = [];

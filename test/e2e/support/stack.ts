@@ -7,7 +7,7 @@ import { tollgate, tollgateJson } from './cli.js';
 
 interface StatusDoc {
   healthy: boolean;
-  services: Array<{ name: string; state: string }>;
+  services: Array<{ name: string; state: string; action?: string }>;
 }
 
 /**
@@ -15,7 +15,7 @@ interface StatusDoc {
  * ones); resolves whether this call started services that were not running before.
  */
 export async function bringUp(): Promise<{ startedHere: boolean }> {
-  const up = await tollgateJson<StatusDoc & { services: Array<{ action?: string }> }>(['up'], {
+  const up = await tollgateJson<StatusDoc>(['up'], {
     timeoutMs: 900_000,
   });
   if (!up.healthy)

@@ -24,7 +24,8 @@ export interface EsProxy {
   close(): Promise<void>;
 }
 
-export async function startEsProxy(target: string): Promise<EsProxy> {
+/** Listens on 127.0.0.1 at `port` (0: any free port). */
+export async function startEsProxy(target: string, port = 0): Promise<EsProxy> {
   const upstream = new URL(target);
   const proxy: EsProxy = {
     url: '',
@@ -64,9 +65,8 @@ export async function startEsProxy(target: string): Promise<EsProxy> {
       res.on('close', () => clearTimeout(timer));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  proxy.url = `http://127.0.0.1:${port}`;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   proxy.close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();
