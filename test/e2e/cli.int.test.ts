@@ -183,7 +183,12 @@ describe('e2e - tollgate --json', () => {
     const doc = await tollgateJson<{
       fields: Array<{ name: string; type: string; nativeType?: string; declared?: boolean }>;
       descriptor: { metadata: { name: string } };
+      currentVersion: number;
+      changes: Array<{ path: string; operation: string }>;
     }>([...as, 'discover', '-f', join(scenario.dir, '20-orders.yaml')]);
+    // The file is applied: the draft is compared with the saved version.
+    expect(doc.currentVersion).toBeGreaterThan(0);
+    expect(doc.changes.every((c) => c.path.startsWith('spec.'))).toBe(true);
     const byName = new Map(doc.fields.map((f) => [f.name, f]));
     expect(byName.get('items_count')).toMatchObject({ type: 'integer' });
     expect(byName.get('client_ip')).toMatchObject({ type: 'ip' });

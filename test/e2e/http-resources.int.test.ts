@@ -13,6 +13,7 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RpcClient } from '@tollgate/contracts';
 import { VerifyRequestSchema } from '@tollgate/contracts/audit/v1';
+import { DiffOperation } from '@tollgate/contracts/common/v1';
 import type { PolicyService } from '@tollgate/contracts/policy/v1';
 import type { CallOutcome, TollgateClient } from '@tollgate/sdk';
 import {
@@ -634,5 +635,26 @@ describe('e2e - a Directus response off the pinned document', () => {
     ]);
     expect(JSON.stringify(recorded)).not.toContain('424242');
     expect(JSON.stringify(recorded)).not.toContain(title);
+  });
+
+  it('e2e - discover reads the changed document and shows it as a diff to the saved version; nothing is saved', async () => {
+    const operator = await as('tollgate-cli');
+    const before = await services.registryClient.get({ name: 'probe_items' }, operator);
+    const current = before.resource!.version;
+    const discovered = await services.registryClient.discover(
+      { descriptor: (await declared()) as never },
+      operator,
+    );
+    expect(discovered.currentVersion).toBe(current);
+    const priority = discovered.changes.filter((c) => c.path.includes('priority'));
+    expect(priority.map((c) => c.operation)).toContain(DiffOperation.CHANGED);
+    expect(
+      priority
+        .map((c) => [c.before?.kind.value, c.after?.kind.value])
+        .filter(([b]) => b === 'string'),
+    ).toContainEqual(['string', 'integer']);
+    expect(JSON.stringify(discovered)).not.toContain(probe.token);
+    const after = await services.registryClient.get({ name: 'probe_items' }, operator);
+    expect(after.resource!.version).toBe(current);
   });
 });

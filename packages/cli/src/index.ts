@@ -14,6 +14,7 @@ export type { LoadedDescriptor } from './apply/load.js';
 export { applyDescriptors, applyOrder } from './apply/apply.js';
 export type { AppliedDescriptor } from './apply/apply.js';
 export { diffLines, renderDiff } from './render/diff.js';
+export { renderSinceCurrent } from './commands/discover.js';
 export type { DiffLine } from './render/diff.js';
 export { compareShapes, toolShape } from './render/tool-shape.js';
 export type { ToolShape } from './render/tool-shape.js';

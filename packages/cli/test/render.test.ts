@@ -14,6 +14,7 @@ import {
   renderData,
   renderDiff,
   renderOutcome,
+  renderSinceCurrent,
   toolShape,
 } from '../src/index.js';
 
@@ -62,6 +63,24 @@ describe('render - what a tool allows', () => {
 });
 
 describe('render - diffs and envelopes', () => {
+  it('render - discover says how the draft differs from the saved version, or that it does not', () => {
+    expect(renderSinceCurrent(0, [], plain)).toEqual([]);
+    expect(renderSinceCurrent(3, [], plain)).toEqual(['', '# no change since version 3']);
+    const changes = [
+      {
+        path: 'spec.operations.listTickets.response.priority.type',
+        operation: 'changed' as const,
+        before: 'string',
+        after: 'integer',
+      },
+    ];
+    expect(renderSinceCurrent(3, changes, plain)).toEqual([
+      '',
+      '# 1 change since version 3 (applying the draft saves them):',
+      '    ~ spec.operations.listTickets.response.priority.type: string → integer',
+    ]);
+  });
+
   it('render - a wire diff becomes +/-/~ lines with values on one line', () => {
     const entry = (path: string, operation: DiffOperation, before?: unknown, after?: unknown) =>
       create(DiffEntrySchema, {

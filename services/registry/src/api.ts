@@ -153,6 +153,8 @@ export function registerRegistryApi(server: Server, deps: RegistryApiDeps): void
           fields: fieldMessages(proposal.fields),
           descriptor: proposal.descriptor,
           warnings: warningMessages(proposal.warnings),
+          currentVersion: proposal.currentVersion,
+          changes: diffMessages(proposal.changes),
         };
       },
 

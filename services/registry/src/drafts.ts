@@ -21,8 +21,17 @@ import {
   discoveryTarget,
 } from './proposal.js';
 import type { DiscoveryOutcome, Proposal } from './proposal.js';
-import type { ChangeOutcome, Registry } from './registry.js';
+import type { ChangeOutcome, Registry, ResourceQuery } from './registry.js';
+import type { DiffEntry } from './diff.js';
 import { scopeOf } from './scope.js';
+
+/** What discovery found, and how it differs from the saved version. */
+export interface Discovery extends Proposal {
+  /** The current version (0: none, or deleted). */
+  currentVersion: number;
+  /** What saving the draft would change in the current version. */
+  changes: DiffEntry[];
+}
 
 /** A draft as callers see it: its status accounts for expiry. */
 export type DraftView = Omit<DraftRecord, 'status'> & { status: DraftStatus };
@@ -55,8 +64,12 @@ export class Drafts {
     this.#clock = deps.clock ?? (() => new Date());
   }
 
-  /** Connects and reads the real schema, merged with the declared one. Stores nothing. */
-  async discover(principal: Principal, input: JsonObject): Promise<Proposal> {
+  /**
+   * Connects and reads the real schema, merged with the declared one; when a version is saved,
+   * also what saving the draft would change in it (a dry-run Apply: defaults and pins as a
+   * real one). Stores nothing.
+   */
+  async discover(principal: Principal, input: JsonObject): Promise<Discovery> {
     const candidate = await this.#candidate(principal, input, (c) =>
       discoveryPaths(c, this.#d.connectors),
     );
@@ -65,7 +78,40 @@ export class Drafts {
     const schema = await this.#d.connectors
       .get(target.kind.type)
       .discover(target.spec, this.#d.credentials, { egress: this.#egressOf(candidate) });
-    return composeProposal(candidate, { schema }, this.#d.connectors);
+    const proposal = composeProposal(candidate, { schema }, this.#d.connectors);
+    return { ...proposal, ...(await this.#sinceCurrent(principal, proposal)) };
+  }
+
+  /** The current version and the draft's changes to it; none for an incomplete draft. */
+  async #sinceCurrent(
+    principal: Principal,
+    proposal: Proposal,
+  ): Promise<Pick<Discovery, 'currentVersion' | 'changes'>> {
+    const { name, tenant, environment } = (proposal.descriptor.metadata ?? {}) as JsonObject;
+    const text = (value: JsonValue | undefined) => (typeof value === 'string' ? value : undefined);
+    const current =
+      typeof name === 'string'
+        ? await this.#currentVersion(principal, {
+            name,
+            tenant: text(tenant),
+            environment: text(environment),
+          })
+        : undefined;
+    if (current === undefined || !proposal.confirmable) {
+      return { currentVersion: current ?? 0, changes: [] };
+    }
+    const outcome = await this.#d.registry.apply(principal, proposal.descriptor, { dryRun: true });
+    return { currentVersion: current, changes: outcome.unchanged ? [] : outcome.diff };
+  }
+
+  /** The current version's number; undefined for none or a deleted resource. */
+  async #currentVersion(principal: Principal, query: ResourceQuery): Promise<number | undefined> {
+    try {
+      return (await this.#d.registry.get(principal, { ...query, version: 0 })).version;
+    } catch (err) {
+      if (isTollgateError(err) && err.code === 'NOT_FOUND') return undefined;
+      throw err;
+    }
   }
 
   /** Proposes a resource from a partial descriptor and stores it as a pending draft. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toJson } from '@bufbuild/protobuf';
 import { RpcError, RpcStatus } from '@tollgate/contracts';
+import { DiffOperation } from '@tollgate/contracts/common/v1';
 import { DraftSchema, DraftStatus } from '@tollgate/contracts/registry/v1';
 import type { Principal } from '@tollgate/core';
 import { infra, startHarness, uniqueName, uniqueTenant } from './harness.js';
@@ -119,6 +120,61 @@ describe('drafts', () => {
     );
     expect(missing.code).toBe(RpcStatus.NOT_FOUND);
     expect(missing.message).not.toContain(CANARY);
+  });
+
+  it('drafts - Discover of a saved resource shows what saving the draft would change: none, then a mapping change; nothing is saved', async () => {
+    const tenant = uniqueTenant();
+    const target = `${index}_since`;
+    await es('PUT', `/${target}`, {
+      mappings: { properties: { id: { type: 'keyword' }, amount: { type: 'double' } } },
+    });
+    try {
+      const as = await h.as(operator(tenant));
+      const descriptor = {
+        apiVersion: 'tollgate.dev/v1',
+        kind: 'Resource',
+        metadata: { name: 'es_since', tenant, environment: 'prod' },
+        spec: {
+          type: 'elasticsearch',
+          connection,
+          target: { index: target },
+          schema: {
+            fields: {
+              id: { type: 'keyword', filterable: true, returnable: true },
+              amount: { type: 'double', range: true, returnable: true },
+            },
+          },
+          access: { allowedRoles: ['support'] },
+        },
+      };
+      const fresh = await h.client.discover({ descriptor }, as);
+      expect([fresh.currentVersion, fresh.changes]).toEqual([0, []]);
+      const saved = await h.client.apply({ descriptor: fresh.descriptor as never }, as);
+      expect(saved.resource?.version).toBe(1);
+
+      const same = await h.client.discover({ descriptor }, as);
+      expect([same.currentVersion, same.changes]).toEqual([1, []]);
+
+      await es('PUT', `/${target}/_mapping`, {
+        properties: { shipped_at: { type: 'date' }, amount: { type: 'double' } },
+      });
+      const changed = await h.client.discover({ descriptor }, as);
+      expect(changed.currentVersion).toBe(1);
+      const paths = changed.changes.map((c) => [c.path, c.operation]);
+      expect(paths).toContainEqual(['spec.schema.fields.shipped_at.type', DiffOperation.ADDED]);
+      expect(
+        paths.every(([path]) => String(path).startsWith('spec.schema.fields.shipped_at')),
+      ).toBe(true);
+      expect(JSON.stringify(changed)).not.toContain(CANARY);
+      // Discovery saved nothing: version 1 is still current.
+      expect((await h.client.get({ name: 'es_since' }, as)).resource?.version).toBe(1);
+      // Applying the draft makes exactly the change discovery showed.
+      const applied = await h.client.apply({ descriptor: changed.descriptor as never }, as);
+      expect(applied.resource?.version).toBe(2);
+      expect(applied.diff.map((c) => [c.path, c.operation])).toEqual(paths);
+    } finally {
+      await es('DELETE', `/${target}`);
+    }
   });
 
   it('drafts - a partial descriptor is discovered, echoed and kept pending until Confirm supplies what is missing', async () => {

@@ -9,6 +9,9 @@ import type { ActionRunner } from '../context.js';
 import { loadDescriptors } from '../apply/load.js';
 import { usageError } from '../errors.js';
 import { renderTable } from '../output/table.js';
+import type { Style } from '../output/style.js';
+import { diffLines, renderDiff } from '../render/diff.js';
+import type { DiffLine } from '../render/diff.js';
 
 /** `tollgate discover -f FILE`: connect, read the real schema, show the merged draft. */
 export function registerDiscover(program: Command, run: ActionRunner): void {
@@ -48,11 +51,14 @@ export function registerDiscover(program: Command, run: ActionRunner): void {
             path: w.path,
             message: w.message,
           }));
+          const changes = diffLines(response.changes);
           ctx.out.result(
             {
               fields: response.fields.map((f) => toJson(DiscoveredFieldSchema, f)),
               descriptor: response.descriptor ?? {},
               warnings,
+              currentVersion: response.currentVersion,
+              changes,
             },
             () =>
               [
@@ -80,6 +86,7 @@ export function registerDiscover(program: Command, run: ActionRunner): void {
                     `warning ${w.code}${w.path ? ` at ${w.path}` : ''}: ${w.message}`,
                   ),
                 ),
+                ...renderSinceCurrent(response.currentVersion, changes, ctx.out.style),
                 '',
                 ctx.out.style.dim('# the draft (declared schema merged with what was discovered):'),
                 stringify(response.descriptor ?? {}).trimEnd(),
@@ -91,4 +98,25 @@ export function registerDiscover(program: Command, run: ActionRunner): void {
         }
       }),
     );
+}
+
+/**
+ * How the draft differs from the saved version: nothing for a new resource, a line when it
+ * matches, otherwise the diff `tollgate apply` of the draft would make.
+ */
+export function renderSinceCurrent(
+  currentVersion: number,
+  changes: readonly DiffLine[],
+  style: Style,
+): string[] {
+  if (currentVersion === 0) return [];
+  if (changes.length === 0) return ['', style.dim(`# no change since version ${currentVersion}`)];
+  const noun = changes.length === 1 ? 'change' : 'changes';
+  return [
+    '',
+    style.bold(
+      `# ${changes.length} ${noun} since version ${currentVersion} (applying the draft saves them):`,
+    ),
+    renderDiff(changes, style, 40),
+  ];
 }
