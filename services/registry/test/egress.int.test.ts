@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RpcError, RpcStatus } from '@tollgate/contracts';
-import { parseEgressRules } from '@tollgate/core';
+import { createConnectorRegistry, parseEgressRules } from '@tollgate/core';
+import { resourceConnectors } from '@tollgate/kinds';
 import type { Principal } from '@tollgate/core';
 import { startEsProxy } from '../../../test/security/support/es-proxy.js';
 import type { EsProxy } from '../../../test/security/support/es-proxy.js';
@@ -33,6 +34,8 @@ beforeAll(async () => {
   unlisted = await startEsProxy(infra.esUrl, PORT + 1);
   h = await startHarness({
     egressRules: parseEgressRules(`${tenant}/prod=public,127.0.0.1:${PORT}`),
+    // Every kind, so an mcp upstream's token endpoint is checked like any endpoint.
+    connectors: createConnectorRegistry(resourceConnectors),
   });
 });
 afterAll(async () => {
@@ -149,6 +152,45 @@ describe('egress - registry', () => {
       expect(await stored()).toBe(0);
     },
   );
+
+  it('egress - an upstream whose OAuth token endpoint is outside the rules is refused before anything connects', async () => {
+    const as = await h.as(operator());
+    const tokenUrl = 'http://169.254.169.254/latest/token';
+    const descriptor = {
+      apiVersion: 'tollgate.dev/v1',
+      kind: 'Resource',
+      metadata: { name: 'mcp_tickets', tenant, environment: 'prod' },
+      spec: {
+        type: 'mcp',
+        connection: {
+          url: `${listed.url}/mcp`,
+          oauth: {
+            tokenUrl,
+            clientId: 'gateway',
+            clientSecretRef: 'env://TG_EGRESS_CLIENT_SECRET',
+          },
+        },
+        tools: { whoami: { class: 'read' } },
+        schema: { fields: {} },
+        access: { allowedRoles: ['support'], readonly: true },
+      },
+    };
+    const before = listed.requests.length;
+    for (const call of [
+      () => h.client.apply({ descriptor }, as),
+      () => h.client.apply({ descriptor, dryRun: true }, as),
+      () => h.client.discover({ descriptor }, as),
+    ]) {
+      const err = await failure(call());
+      expect(err.code).toBe(RpcStatus.INVALID_ARGUMENT);
+      expect(err.message).toBe(
+        `spec.connection.oauth.tokenUrl: ${JSON.stringify(tokenUrl)} is refused: it is a link-local address, which the egress rules of ${tenant}/prod do not list; expected a destination among public or 127.0.0.1:${PORT}.`,
+      );
+    }
+    // Neither the upstream (a listed destination) nor anything else was contacted.
+    expect(listed.requests.length).toBe(before);
+    expect(await stored()).toBe(0);
+  });
 
   it("egress - another environment's rules are its own: none listed there, the loopback port is refused", async () => {
     const as = await h.as(operator('staging'));

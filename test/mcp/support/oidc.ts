@@ -34,6 +34,8 @@ export const CLIENTS = {
   otherTenant: { clientId: 'team-b-agent', secret: 'team-b-secret-0123456789' },
   unmapped: { clientId: 'unmapped-agent', secret: 'unmapped-secret-0123456789' },
   desktop: { clientId: 'desktop-app', secret: 'desktop-secret-0123456789' },
+  /** Authenticates at the token endpoint by HTTP Basic (the others post their secret). */
+  basic: { clientId: 'gateway-client', secret: 'gateway-secret-0123456789' },
 } satisfies Record<string, OidcClient>;
 
 const REDIRECT = 'http://127.0.0.1/callback';
@@ -54,7 +56,7 @@ export async function startAuthorizationServer(port = 0): Promise<AuthorizationS
     grant_types: c === CLIENTS.desktop ? ['authorization_code'] : ['client_credentials'],
     response_types: c === CLIENTS.desktop ? ['code'] : [],
     redirect_uris: c === CLIENTS.desktop ? [REDIRECT] : [],
-    token_endpoint_auth_method: 'client_secret_post',
+    token_endpoint_auth_method: c === CLIENTS.basic ? 'client_secret_basic' : 'client_secret_post',
     id_token_signed_response_alg: 'ES256',
     scope: `openid ${TOOLS_SCOPE} other:scope`,
   }));

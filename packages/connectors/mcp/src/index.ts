@@ -4,6 +4,7 @@ export type {
   McpCommand,
   McpConnection,
   McpField,
+  McpOAuthClient,
   McpOverride,
   McpSandbox,
   McpSchema,

@@ -28,13 +28,25 @@ export const mcpKind: ResourceKind = {
       .filter(([, ref]) => typeof ref === 'string')
       .map(([name, ref]) => ({ path: `spec.connection.command.env.${name}`, ref }));
     const bearer = connection?.credentialRef;
-    return typeof bearer === 'string'
-      ? [{ path: 'spec.connection.credentialRef', ref: bearer }, ...uses]
-      : uses;
+    const secret = connection?.oauth?.clientSecretRef;
+    return [
+      ...(typeof bearer === 'string'
+        ? [{ path: 'spec.connection.credentialRef', ref: bearer }]
+        : []),
+      ...(typeof secret === 'string'
+        ? [{ path: 'spec.connection.oauth.clientSecretRef', ref: secret }]
+        : []),
+      ...uses,
+    ];
   },
   endpoints: (spec) => {
-    const url = asPartial(spec).connection?.url;
-    return typeof url === 'string' ? [{ path: 'spec.connection.url', url }] : [];
+    const { url, oauth } = asPartial(spec).connection ?? {};
+    return [
+      ...(typeof url === 'string' ? [{ path: 'spec.connection.url', url }] : []),
+      ...(typeof oauth?.tokenUrl === 'string'
+        ? [{ path: 'spec.connection.oauth.tokenUrl', url: oauth.tokenUrl }]
+        : []),
+    ];
   },
   describeTarget: (spec) => {
     const { connection, tools } = asPartial(spec);

@@ -47,6 +47,7 @@ export function mcpRules(descriptor: unknown): DescriptorProblem[] {
       ),
     );
   }
+  problems.push(...oauthProblems(connection));
   const env = asRecord(asRecord(connection?.command)?.env) ?? {};
   for (const [name, ref] of Object.entries(env)) {
     if (typeof ref === 'string') {
@@ -109,6 +110,50 @@ export function mcpRules(descriptor: unknown): DescriptorProblem[] {
     }
   }
   return problems.filter((p) => p !== undefined);
+}
+
+/** OAuth client credentials: only for a url, not with a static token, to a real endpoint. */
+function oauthProblems(
+  connection: Record<string, unknown> | undefined,
+): Array<DescriptorProblem | undefined> {
+  const oauth = asRecord(connection?.oauth);
+  if (oauth === undefined) return [];
+  const at = 'spec.connection.oauth';
+  const out: Array<DescriptorProblem | undefined> = [];
+  if (connection?.url === undefined) {
+    out.push(
+      problem(
+        at,
+        'is how Tollgate signs in to a url; a command takes its secrets through command.env',
+        {
+          expected: 'url',
+          found: 'oauth with command',
+        },
+      ),
+    );
+  }
+  if (connection?.credentialRef !== undefined) {
+    out.push(
+      problem(at, 'and credentialRef are two ways to authenticate; name one', {
+        expected: 'credentialRef or oauth',
+        found: 'both',
+      }),
+    );
+  }
+  if (typeof oauth.tokenUrl === 'string')
+    out.push(checkEndpoint(joinPath(at, 'tokenUrl'), oauth.tokenUrl));
+  if (typeof oauth.clientSecretRef === 'string') {
+    out.push(checkCredentialRef(joinPath(at, 'clientSecretRef'), oauth.clientSecretRef));
+  }
+  if (typeof oauth.resource === 'string' && !URL.canParse(oauth.resource)) {
+    out.push(
+      problem(joinPath(at, 'resource'), 'must be an absolute URI (RFC 8707)', {
+        expected: 'an absolute URI such as https://mcp.internal/mcp',
+        found: 'not a URI',
+      }),
+    );
+  }
+  return out;
 }
 
 function pinProblems(

@@ -46,8 +46,10 @@ export interface McpConnection {
    * @minLength 1
    */
   url?: string;
-  /** The bearer token for `url`, as a credential reference. */
+  /** The bearer token for `url`, as a credential reference. At most one of credentialRef, oauth. */
   credentialRef?: string;
+  /** OAuth client credentials for `url`: Tollgate takes its own access token (no passthrough). */
+  oauth?: McpOAuthClient;
   /**
    * Timeout of one tool call, ms (default 5000); a tool may set its own.
    * @asType integer
@@ -63,6 +65,38 @@ export interface McpConnection {
    * @maximum 134217728
    */
   maxMessageBytes?: number;
+}
+
+/**
+ * The OAuth 2.1 client-credentials grant against the token endpoint the operator names — never
+ * one the upstream advertises, so the client secret goes nowhere else.
+ */
+export interface McpOAuthClient {
+  /**
+   * The authorization server's token endpoint, http(s) without user info.
+   * @minLength 1
+   */
+  tokenUrl: string;
+  /**
+   * @minLength 1
+   * @maxLength 256
+   */
+  clientId: string;
+  /** The client secret, as a credential reference. */
+  clientSecretRef: McpCredentialRef;
+  /**
+   * Scopes asked for, space-separated.
+   * @maxLength 1024
+   */
+  scope?: string;
+  /**
+   * The RFC 8707 resource indicator asked for (default: the server's url).
+   * @minLength 1
+   * @maxLength 2048
+   */
+  resource?: string;
+  /** How the client authenticates at the token endpoint (default client_secret_basic). */
+  clientAuth?: 'client_secret_basic' | 'client_secret_post';
 }
 
 /** Limits of the sandbox an stdio server runs in (bubblewrap: own namespaces, no `/etc`). */

@@ -12,9 +12,13 @@ import { definitionOf, diffDefinitions, pinOf } from '../kind/pin.js';
 import type { DefinitionChange, ListedTool } from '../kind/pin.js';
 import type { McpSpec } from '../kind/spec.js';
 import { selectedTools } from '../kind/tools.js';
+import { clientCredentials } from './oauth.js';
+import type { BearerSource } from './oauth.js';
 import { sandboxed } from './sandbox.js';
 
 const DEFAULT_START_TIMEOUT_MS = 15_000;
+/** Timeout of a token request when the connection names none, ms. */
+const DEFAULT_TOKEN_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 const RECHECK_MS = 30_000;
 
@@ -160,8 +164,21 @@ export async function connect(
     if (connection.credentialRef !== undefined) {
       headers.authorization = `Bearer ${secretOf(await resolve(credentials, connection.credentialRef, resource), resource)}`;
     }
+    let authProvider: BearerSource | undefined;
+    if (connection.oauth !== undefined) {
+      authProvider = clientCredentials({
+        oauth: connection.oauth,
+        serverUrl: connection.url,
+        resource,
+        credentials,
+        timeoutMs: connection.timeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS,
+      });
+      // Taken before connecting, so a refused client is said as such, not as a silent server.
+      await authProvider.token();
+    }
     transport = new sdk.StreamableHTTPClientTransport(new URL(connection.url), {
       requestInit: { headers },
+      ...(authProvider === undefined ? {} : { authProvider }),
     });
   } else {
     throw new TollgateError('INTERNAL', `resource ${resource} names neither a command nor a url`);
