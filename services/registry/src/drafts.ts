@@ -22,6 +22,8 @@ import {
 } from './proposal.js';
 import type { DiscoveryOutcome, Proposal } from './proposal.js';
 import type { ChangeOutcome, Registry, ResourceQuery } from './registry.js';
+import type { VersionRecord } from './records.js';
+import { diffDocuments } from './diff.js';
 import type { DiffEntry } from './diff.js';
 import { scopeOf } from './scope.js';
 
@@ -82,7 +84,12 @@ export class Drafts {
     return { ...proposal, ...(await this.#sinceCurrent(principal, proposal)) };
   }
 
-  /** The current version and the draft's changes to it; none for an incomplete draft. */
+  /**
+   * The current version and the draft's changes to it. A draft that could be saved as it is
+   * is compared by a dry-run Apply (defaults and pins exactly as saving would make them); one
+   * that could not — a changed type waits for the operator — directly, since that is when the
+   * change matters most.
+   */
   async #sinceCurrent(
     principal: Principal,
     proposal: Proposal,
@@ -91,23 +98,27 @@ export class Drafts {
     const text = (value: JsonValue | undefined) => (typeof value === 'string' ? value : undefined);
     const current =
       typeof name === 'string'
-        ? await this.#currentVersion(principal, {
+        ? await this.#current(principal, {
             name,
             tenant: text(tenant),
             environment: text(environment),
           })
         : undefined;
-    if (current === undefined || !proposal.confirmable) {
-      return { currentVersion: current ?? 0, changes: [] };
+    if (current === undefined) return { currentVersion: 0, changes: [] };
+    if (!proposal.confirmable) {
+      return {
+        currentVersion: current.version,
+        changes: diffDocuments(current.descriptor as unknown as JsonValue, proposal.descriptor),
+      };
     }
     const outcome = await this.#d.registry.apply(principal, proposal.descriptor, { dryRun: true });
-    return { currentVersion: current, changes: outcome.unchanged ? [] : outcome.diff };
+    return { currentVersion: current.version, changes: outcome.unchanged ? [] : outcome.diff };
   }
 
-  /** The current version's number; undefined for none or a deleted resource. */
-  async #currentVersion(principal: Principal, query: ResourceQuery): Promise<number | undefined> {
+  /** The current version; undefined for none or a deleted resource. */
+  async #current(principal: Principal, query: ResourceQuery): Promise<VersionRecord | undefined> {
     try {
-      return (await this.#d.registry.get(principal, { ...query, version: 0 })).version;
+      return await this.#d.registry.get(principal, { ...query, version: 0 });
     } catch (err) {
       if (isTollgateError(err) && err.code === 'NOT_FOUND') return undefined;
       throw err;
