@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResourceDescriptor } from '@tollgate/core';
 import { operationsOf } from '@tollgate/kinds';
+import { buckets, openBucket, withdrawalKey } from '@tollgate/kit';
 import { compileBundle } from '@tollgate/policy';
 import type { Harness } from '../../services/executor/test/support/harness.js';
 import { BusToolSource } from '../../services/mcp/src/gateway/tool-source.js';
@@ -96,6 +97,14 @@ describe('governed upstream', () => {
         },
       ],
     });
+    // Recorded too, so a synthesizer started later still offers it to nobody.
+    const withdrawalsKv = await openBucket(h.nc, buckets.withdrawals);
+    const recorded = await eventually(
+      async () =>
+        (await withdrawalsKv.get(withdrawalKey('team-a', 'test', 'catalogue', 'lookup')))?.json(),
+      10_000,
+    );
+    expect(recorded).toMatchObject({ resourceVersion: 1, parts: ['description'] });
     const second = await h.call('catalogue_lookup', { key: 'b' }, callOpts);
     expect(second.status).toBe('error');
     expect(second.error).toMatchObject({

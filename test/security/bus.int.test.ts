@@ -287,6 +287,12 @@ describe('bus - streams and buckets', () => {
       await refused(intruder, `$KV.${buckets.resources}.${key}`);
       intruder.nc.publish(`$KV.${buckets.memory}.sq.team-a.x._.y`, new TextEncoder().encode('{}'));
       await refused(intruder, `$KV.${buckets.memory}.sq.team-a.x._.y`);
+      // Nor record or erase a withdrawal (which would hide a tool, or offer a rug-pulled one).
+      intruder.nc.publish(
+        `$KV.${buckets.withdrawals}.${key}.search`,
+        new TextEncoder().encode('{}'),
+      );
+      await refused(intruder, `$KV.${buckets.withdrawals}.${key}.search`);
       expect(watch.got).toEqual([]);
     } finally {
       await intruder.nc.close();

@@ -30,8 +30,10 @@ export {
   parsePolicyBundleKey,
   policyBundleKey,
   policyBundleLookup,
+  parseWithdrawalKey,
   resourceKey,
   subjects,
+  withdrawalKey,
 } from '@tollgate/contracts/bus';
 export type { EventType } from '@tollgate/contracts/bus';
 export { SpanKind, currentTraceId, extractTrace, inSpan, injectTrace } from './bus/trace.js';

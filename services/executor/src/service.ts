@@ -73,6 +73,7 @@ export async function startExecutor(options: StartExecutorOptions): Promise<Runn
     connectors: options.connectors,
     resources,
     events,
+    store: buckets.withdrawals,
     logger,
   });
   const executor = new Executor({

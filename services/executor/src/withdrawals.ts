@@ -1,18 +1,28 @@
 /**
  * Operations a connector withdraws at run time — the live system no longer matches what a
- * resource version pinned — are announced as `tool.withdrawn` with the version current here,
- * so the synthesizer stops offering them, the MCP front end tells its clients, and audit
- * records it. The connector refuses the calls itself; this only tells everyone else.
+ * resource version pinned — are recorded in the withdrawals bucket (so a synthesizer started
+ * later still offers them to nobody) and announced as `tool.withdrawn` with the version current
+ * here, so the synthesizer stops offering them at once, the MCP front end tells its clients,
+ * and audit records it. The connector refuses the calls itself; this only tells everyone else.
  */
 import type { ConnectorRegistry, OperationWithdrawal } from '@tollgate/core';
-import { EventTypes, envelope, publishEnvelope } from '@tollgate/kit';
-import type { EventPublisher, Logger, ResourceCatalog } from '@tollgate/kit';
+import { EventTypes, envelope, publishEnvelope, withdrawalKey } from '@tollgate/kit';
+import type { EventPublisher, KV, Logger, ResourceCatalog } from '@tollgate/kit';
 
 export interface WithdrawalDeps {
   connectors: ConnectorRegistry;
   resources: ResourceCatalog;
   events: EventPublisher;
+  /** The withdrawals bucket. */
+  store: KV;
   logger: Logger;
+}
+
+/** What the withdrawals bucket holds per operation (JSON). */
+export interface WithdrawalRecord {
+  resourceVersion: number;
+  parts: string[];
+  at: string;
 }
 
 /** Starts announcing; returns a function that stops. */
@@ -28,6 +38,22 @@ export function announceWithdrawals(deps: WithdrawalDeps): () => void {
 
 async function announce(deps: WithdrawalDeps, w: OperationWithdrawal): Promise<void> {
   const current = deps.resources.get(w, w.resource);
+  const record: WithdrawalRecord = {
+    resourceVersion: current?.version ?? 0,
+    parts: w.changes.map((c) => c.part),
+    at: new Date().toISOString(),
+  };
+  try {
+    await deps.store.put(
+      withdrawalKey(w.tenant, w.environment, w.resource, w.operation),
+      JSON.stringify(record),
+    );
+  } catch (err) {
+    deps.logger.error(
+      { resource: w.resource, operation: w.operation, err: { message: (err as Error).message } },
+      'withdrawal not recorded in the bucket; announced only',
+    );
+  }
   const event = envelope(EventTypes.toolWithdrawn, w.tenant, {
     case: 'toolWithdrawn',
     value: {

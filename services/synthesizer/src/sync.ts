@@ -4,7 +4,8 @@
  * are a second path: one that announces something the synthesizer does not hold yet makes it
  * read the entry at once. Entries are applied in revision order, whichever path brings them.
  * `tool.withdrawn` (an executor found a pinned definition changed) stops offering that
- * operation until a newer version of the resource.
+ * operation until a newer version of the resource; the withdrawals bucket, where executors
+ * record them too, brings the ones made before this synthesizer started.
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import {
@@ -12,6 +13,7 @@ import {
   buckets,
   decodeEnvelope,
   openBucket,
+  parseWithdrawalKey,
   policyBundleKey,
   resourceKey,
   subjects,
@@ -27,6 +29,7 @@ export interface SyncOptions {
   /** Bucket names; default the ones the registry and policy service write. */
   resourcesBucket?: string;
   bundlesBucket?: string;
+  withdrawalsBucket?: string;
   /** Watch the buckets (default true); without, only events bring changes. */
   watch?: boolean;
 }
@@ -71,9 +74,13 @@ export async function startSync(options: SyncOptions): Promise<Sync> {
     await openBucket(nc, options.bundlesBucket ?? buckets.policyBundles),
     (key, value) => synthesizer.applyBundle(key, value),
   );
+  const withdrawals = new BucketFeed(
+    await openBucket(nc, options.withdrawalsBucket ?? buckets.withdrawals),
+    (key, value) => applyWithdrawal(synthesizer, logger, key, value),
+  );
   const watches: BucketWatch[] = [];
   if (options.watch !== false) {
-    for (const feed of [resources, bundles]) {
+    for (const feed of [resources, bundles, withdrawals]) {
       watches.push(
         await watchBucket(feed.kv, (key, value, entry) => feed.offer(key, value, entry), logger),
       );
@@ -140,4 +147,30 @@ export async function startSync(options: SyncOptions): Promise<Sync> {
       await Promise.resolve();
     },
   };
+}
+
+/**
+ * A withdrawals-bucket entry, as an executor recorded it. A deleted entry changes nothing: a
+ * withdrawal ends with a newer resource version, not with its record.
+ */
+function applyWithdrawal(
+  synthesizer: Synthesizer,
+  logger: Logger,
+  key: string,
+  value: Uint8Array | undefined,
+): void {
+  if (value === undefined) return;
+  const parsed = parseWithdrawalKey(key);
+  let version: unknown;
+  try {
+    version = (JSON.parse(new TextDecoder().decode(value)) as { resourceVersion?: unknown })
+      .resourceVersion;
+  } catch {
+    version = undefined;
+  }
+  if (parsed === undefined || typeof version !== 'number' || !Number.isSafeInteger(version)) {
+    logger.warn({ key }, 'withdrawal record not understood; ignored');
+    return;
+  }
+  synthesizer.withdraw(parsed.resource, version, parsed.operation);
 }

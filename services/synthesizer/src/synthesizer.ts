@@ -117,7 +117,11 @@ export class Synthesizer {
     const current = this.catalog.byKey(key)?.version;
     if (current !== undefined && version !== 0 && version < current) return;
     const held = this.#withdrawn.get(key);
-    if (held !== undefined && held.version === version) held.operations.add(operation);
+    // Records arrive in any order (the bucket's replay, then events): an older one never
+    // replaces what a newer version withdrew.
+    if (held !== undefined && version !== 0 && version < held.version) return;
+    if (held !== undefined && (held.version === version || version === 0))
+      held.operations.add(operation);
     else this.#withdrawn.set(key, { version, operations: new Set([operation]) });
     this.#logger.warn({ key, version, operation }, 'operation withdrawn; no longer offered');
   }

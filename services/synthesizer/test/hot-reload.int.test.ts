@@ -2,7 +2,14 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolDefinition as WireTool } from '@tollgate/contracts/tools/v1';
 import { PolicySubject, ResourceChange } from '@tollgate/contracts/events/v1';
 import type { ResourceDescriptor } from '@tollgate/core';
-import { EventPublisher, EventTypes, envelope, publishEnvelope, resourceKey } from '@tollgate/kit';
+import {
+  EventPublisher,
+  EventTypes,
+  envelope,
+  publishEnvelope,
+  resourceKey,
+  withdrawalKey,
+} from '@tollgate/kit';
 import { published } from './support/fixtures.js';
 import { eventually, ok, startHarness } from './support/harness.js';
 import type { Harness } from './support/harness.js';
@@ -30,8 +37,8 @@ afterAll(async () => {
 });
 
 /** Starts a synthesizer serving orders v1 to support and ops. */
-async function started(watch = true): Promise<Harness> {
-  const harness = await startHarness({ watch });
+async function started(watch = true, withdrawn?: Record<string, unknown>): Promise<Harness> {
+  const harness = await startHarness({ watch, ...(withdrawn ? { withdrawn } : {}) });
   await harness.putResource(ordersV1, 1);
   await harness.putBundle(ordersBundle(1, [{ descriptor: ordersV1, version: 1 }]), {
     loaded: watch,
@@ -188,5 +195,61 @@ describe('synthesizer - change events', () => {
       }),
     );
     await until(harness, ops, (tools) => searchOf(tools)?.resourceVersion === 2);
+  });
+});
+
+describe('synthesizer - withdrawals recorded by executors', () => {
+  const searchKey = withdrawalKey(TENANT, 'prod', 'es_orders', 'search');
+  const record = (resourceVersion: number) => ({
+    resourceVersion,
+    parts: ['description'],
+    at: new Date().toISOString(),
+  });
+
+  it('withdrawals - those recorded before the synthesizer started are honoured in any order; a newer version brings the tool back', async () => {
+    // Replayed before the resource is known: the version-1 record of count comes after the
+    // version-2 record of search and must not replace it.
+    h = await startHarness({
+      withdrawn: {
+        [searchKey]: record(2),
+        [withdrawalKey(TENANT, 'prod', 'es_orders', 'count')]: record(1),
+      },
+    });
+    const harness = h;
+    await harness.putResource(ordersV1, 2);
+    await harness.putBundle(ordersBundle(2, [{ descriptor: ordersV1, version: 2 }]));
+    const tools = await until(harness, ops, (listed) => listed.length > 0);
+    expect(searchOf(tools)).toBeUndefined();
+    expect(tools.map((t) => t.name)).toContain('es_orders_count');
+    await harness.putResource(ordersV1, 3);
+    await harness.putBundle(ordersBundle(3, [{ descriptor: ordersV1, version: 3 }]));
+    const again = await until(harness, ops, (listed) => searchOf(listed) !== undefined);
+    expect(searchOf(again)?.resourceVersion).toBe(3);
+  });
+
+  it('withdrawals - one recorded while running withdraws without any event; a malformed one is ignored', async () => {
+    h = await started();
+    const harness = h;
+    const before = await until(harness, ops, (listed) => searchOf(listed) !== undefined);
+    await harness.withdrawals.put(searchKey, JSON.stringify(record(1)));
+    await harness.withdrawals.put(
+      withdrawalKey(TENANT, 'prod', 'es_orders', 'count'),
+      '{"resourceVersion":"two"}',
+    );
+    await eventually(
+      () =>
+        harness.lines.some((l) => l.msg === 'withdrawal record not understood; ignored')
+          ? true
+          : undefined,
+      10_000,
+    );
+    const tools = await until(harness, ops, (listed) => listed.length > 0 && !searchOf(listed));
+    // Only search went; the malformed record withdrew nothing.
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      before
+        .map((t) => t.name)
+        .filter((name) => name !== 'es_orders_search')
+        .sort(),
+    );
   });
 });

@@ -10,7 +10,9 @@ export {
   parsePolicyBundleKey,
   policyBundleKey,
   policyBundleLookup,
+  parseWithdrawalKey,
   resourceKey,
   subjects,
+  withdrawalKey,
 } from './subjects.js';
 export type { EventType } from './subjects.js';

@@ -109,6 +109,12 @@ export const buckets = {
    * (keys in core's memory/published.ts).
    */
   memory: 'tollgate_memory',
+  /**
+   * Operations an executor withdrew because the live system no longer matches their pin, key
+   * `<tenant>.<environment>.<name>.<operation>` (see `withdrawalKey`): a restarted synthesizer
+   * still offers them to nobody. Written by executors, read by synthesizers.
+   */
+  withdrawals: 'tollgate_withdrawals',
 } as const;
 
 /**
@@ -144,4 +150,23 @@ export function parsePolicyBundleKey(
 
 export function resourceKey(tenant: string, environment: string, name: string): string {
   return `${token('tenant', tenant)}.${token('environment', environment)}.${token('name', name)}`;
+}
+
+/** The key of a withdrawn operation in the withdrawals bucket: its resource's key, then it. */
+export function withdrawalKey(
+  tenant: string,
+  environment: string,
+  name: string,
+  operation: string,
+): string {
+  return `${resourceKey(tenant, environment, name)}.${token('operation', operation)}`;
+}
+
+/** The resource key and operation of a withdrawals-bucket key; undefined for another shape. */
+export function parseWithdrawalKey(
+  key: string,
+): { resource: string; operation: string } | undefined {
+  const parts = key.split('.');
+  if (parts.length !== 4 || !parts.every((part) => TOKEN.test(part))) return undefined;
+  return { resource: parts.slice(0, 3).join('.'), operation: parts[3]! };
 }

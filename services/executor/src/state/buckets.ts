@@ -12,6 +12,8 @@ export interface ExecutorBucketNames {
   callResults: string;
   /** The memory service's saved queries and preferred fields (read only). */
   memory: string;
+  /** Operations withdrawn because the live system changed under their pin (written here). */
+  withdrawals: string;
 }
 
 export type ExecutorBuckets = Record<keyof ExecutorBucketNames, KV>;
@@ -24,6 +26,7 @@ export const DEFAULT_BUCKETS: ExecutorBucketNames = {
   parkedCalls: buckets.parkedCalls,
   callResults: buckets.callResults,
   memory: buckets.memory,
+  withdrawals: buckets.withdrawals,
 };
 
 const HOUR = 3_600_000;
@@ -31,22 +34,41 @@ const HOUR = 3_600_000;
 /**
  * Opens (creating when missing) the executor's buckets: idempotency records live 25 h (at
  * least the promised 24 h after their last write), results 24 h, parked calls as long as an
- * approval may take plus an hour. Counters and projections do not expire.
+ * approval may take plus an hour. Counters, projections and withdrawals do not expire (one
+ * entry per withdrawn operation; a newer resource version supersedes it).
  */
 export async function openExecutorBuckets(
   nc: NatsConnection,
   names: ExecutorBucketNames,
   approvalTtlMs: number,
 ): Promise<ExecutorBuckets> {
-  const [resources, policyBundles, idempotency, rateLimits, parkedCalls, callResults, memory] =
-    await Promise.all([
-      openBucket(nc, names.resources),
-      openBucket(nc, names.policyBundles),
-      openBucket(nc, names.idempotency, { ttl: 25 * HOUR }),
-      openBucket(nc, names.rateLimits),
-      openBucket(nc, names.parkedCalls, { ttl: approvalTtlMs + HOUR }),
-      openBucket(nc, names.callResults, { ttl: 24 * HOUR }),
-      openBucket(nc, names.memory),
-    ]);
-  return { resources, policyBundles, idempotency, rateLimits, parkedCalls, callResults, memory };
+  const [
+    resources,
+    policyBundles,
+    idempotency,
+    rateLimits,
+    parkedCalls,
+    callResults,
+    memory,
+    withdrawals,
+  ] = await Promise.all([
+    openBucket(nc, names.resources),
+    openBucket(nc, names.policyBundles),
+    openBucket(nc, names.idempotency, { ttl: 25 * HOUR }),
+    openBucket(nc, names.rateLimits),
+    openBucket(nc, names.parkedCalls, { ttl: approvalTtlMs + HOUR }),
+    openBucket(nc, names.callResults, { ttl: 24 * HOUR }),
+    openBucket(nc, names.memory),
+    openBucket(nc, names.withdrawals),
+  ]);
+  return {
+    resources,
+    policyBundles,
+    idempotency,
+    rateLimits,
+    parkedCalls,
+    callResults,
+    memory,
+    withdrawals,
+  };
 }

@@ -160,6 +160,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     parkedCalls: 'tollgate_parked_calls',
     callResults: 'tollgate_call_results',
     memory: 'tollgate_memory',
+    withdrawals: 'tollgate_withdrawals',
   };
   // As the services open them: with TOLLGATE_NATS_REPLICAS copies.
   const resourcesKv = await openBucket(nc, bucketNames.resources);

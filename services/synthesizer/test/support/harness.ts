@@ -76,6 +76,8 @@ export interface Harness {
   bundles: KV;
   /** The memory service's bucket of saved queries and preferred fields. */
   memory: KV;
+  /** The executors' record of withdrawn operations. */
+  withdrawals: KV;
   keys: IssuerKeys;
   running: RunningSynthesizer;
   grpc: GrpcServerHandle;
@@ -113,6 +115,8 @@ export interface HarnessOptions {
   preferences?: PreferenceSource;
   /** Watch the KV buckets (default true). */
   watch?: boolean;
+  /** Withdrawal records (by key) written before the synthesizer starts, as executors write them. */
+  withdrawn?: Record<string, unknown>;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -121,6 +125,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const resources = await openBucket(nc, buckets.resources);
   const bundles = await openBucket(nc, buckets.policyBundles);
   const memory = await openBucket(nc, buckets.memory);
+  const withdrawals = await openBucket(nc, buckets.withdrawals);
+  for (const [key, record] of Object.entries(options.withdrawn ?? {}))
+    await withdrawals.put(key, JSON.stringify(record));
   const keys = await generateIssuerKeys('synthesizer-test');
   const dir = await mkdtemp(join(tmpdir(), 'synthesizer-issuers-'));
   const issuersFile = join(dir, 'issuers.json');
@@ -162,6 +169,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     resources,
     bundles,
     memory,
+    withdrawals,
     keys,
     running,
     grpc,
