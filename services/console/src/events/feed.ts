@@ -100,6 +100,14 @@ export function summarize(e: EventEnvelope): EventSummary {
   }
 }
 
+/** How often a console started before the events stream looks for it again. */
+const FOLLOW_RETRY_MS = 3_000;
+
+function isStreamMissing(err: unknown): boolean {
+  const e = err as { name?: unknown; message?: unknown };
+  return e?.name === 'StreamNotFoundError' || String(e?.message ?? '').includes('stream not found');
+}
+
 /** The fan-out from JetStream to the open event streams. */
 export class EventFeed {
   readonly #streams = new Map<string, Set<ServerResponse>>();
@@ -108,35 +116,82 @@ export class EventFeed {
   #messages: ConsumerMessages | undefined;
   #running: Promise<void> | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
+  #retry: NodeJS.Timeout | undefined;
+  #following = false;
+  #stopped = false;
 
   constructor(deps: { nc: NatsConnection; logger: Logger }) {
     this.#nc = deps.nc;
     this.#logger = deps.logger;
   }
 
+  /**
+   * Starts following the events stream. When the stream does not exist yet (the console came
+   * up before every service that creates it), the console serves anyway: the live pages stay
+   * quiet and the feed tries again every few seconds until it appears or `stop()` is called.
+   */
   async start(): Promise<void> {
-    // The stream holds only events; an ordered consumer of new messages sees each once.
-    const consumer = await jetstream(this.#nc).consumers.get(EVENTS_STREAM, {
-      deliver_policy: DeliverPolicy.New,
-    });
-    const messages = await consumer.consume();
-    this.#messages = messages;
-    this.#running = (async () => {
-      for await (const msg of messages) {
-        try {
-          this.#publish(decodeEnvelope(msg.data));
-        } catch (err) {
-          this.#logger.warn(
-            { err: { message: (err as Error).message }, subject: msg.subject },
-            'undecodable event skipped',
-          );
-        }
-      }
-    })();
     this.#heartbeat = setInterval(() => {
       for (const set of this.#streams.values())
         for (const res of set) res.write(': keep-alive\n\n');
     }, HEARTBEAT_MS);
+    if (await this.#follow()) return;
+    this.#logger.warn(
+      { stream: EVENTS_STREAM },
+      'no events stream yet (it is created by the other services): live pages wait for it',
+    );
+    this.#retry = setInterval(() => {
+      if (this.#following || this.#stopped) return;
+      void this.#follow().then(
+        (started) => {
+          if (started && this.#retry) clearInterval(this.#retry);
+          if (started) this.#logger.info({ stream: EVENTS_STREAM }, 'following the events stream');
+        },
+        (err: unknown) =>
+          this.#logger.warn(
+            { err: { message: (err as Error).message } },
+            'events stream not followed',
+          ),
+      );
+    }, FOLLOW_RETRY_MS);
+  }
+
+  /** Opens the ordered consumer; false when the stream does not exist (yet). */
+  async #follow(): Promise<boolean> {
+    this.#following = true;
+    try {
+      // The stream holds only events; an ordered consumer of new messages sees each once.
+      let consumer;
+      try {
+        consumer = await jetstream(this.#nc).consumers.get(EVENTS_STREAM, {
+          deliver_policy: DeliverPolicy.New,
+        });
+      } catch (err) {
+        if (isStreamMissing(err)) return false;
+        throw err;
+      }
+      const messages = await consumer.consume();
+      if (this.#stopped) {
+        await messages.close();
+        return true;
+      }
+      this.#messages = messages;
+      this.#running = (async () => {
+        for await (const msg of messages) {
+          try {
+            this.#publish(decodeEnvelope(msg.data));
+          } catch (err) {
+            this.#logger.warn(
+              { err: { message: (err as Error).message }, subject: msg.subject },
+              'undecodable event skipped',
+            );
+          }
+        }
+      })();
+      return true;
+    } finally {
+      this.#following = false;
+    }
   }
 
   /** Opens a stream of `tenant`'s events on `res`; it ends when the browser goes away. */
@@ -169,7 +224,9 @@ export class EventFeed {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
     if (this.#heartbeat) clearInterval(this.#heartbeat);
+    if (this.#retry) clearInterval(this.#retry);
     for (const set of this.#streams.values()) for (const res of set) res.end();
     this.#streams.clear();
     await this.#messages?.close();
