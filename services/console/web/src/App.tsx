@@ -6,17 +6,43 @@ import { SessionContext } from './session.js';
 import type { SessionInfo } from './session.js';
 import { SignIn } from './pages/SignIn.js';
 
-const Overview = lazy(() => import('./pages/Overview.js'));
-const Resources = lazy(() => import('./pages/Resources.js'));
-const ResourceDetail = lazy(() => import('./pages/ResourceDetail.js'));
-const RegisterResource = lazy(() => import('./pages/RegisterResource.js'));
-const Agents = lazy(() => import('./pages/Agents.js'));
-const PolicyEditor = lazy(() => import('./pages/PolicyEditor.js'));
-const Playground = lazy(() => import('./pages/Playground.js'));
-const Approvals = lazy(() => import('./pages/Approvals.js'));
-const Audit = lazy(() => import('./pages/Audit.js'));
-const SessionReplay = lazy(() => import('./pages/SessionReplay.js'));
-const Memory = lazy(() => import('./pages/Memory.js'));
+const load = {
+  overview: () => import('./pages/Overview.js'),
+  resources: () => import('./pages/Resources.js'),
+  resourceDetail: () => import('./pages/ResourceDetail.js'),
+  registerResource: () => import('./pages/RegisterResource.js'),
+  agents: () => import('./pages/Agents.js'),
+  policyEditor: () => import('./pages/PolicyEditor.js'),
+  playground: () => import('./pages/Playground.js'),
+  approvals: () => import('./pages/Approvals.js'),
+  audit: () => import('./pages/Audit.js'),
+  sessionReplay: () => import('./pages/SessionReplay.js'),
+  memory: () => import('./pages/Memory.js'),
+};
+const Overview = lazy(load.overview);
+const Resources = lazy(load.resources);
+const ResourceDetail = lazy(load.resourceDetail);
+const RegisterResource = lazy(load.registerResource);
+const Agents = lazy(load.agents);
+const PolicyEditor = lazy(load.policyEditor);
+const Playground = lazy(load.playground);
+const Approvals = lazy(load.approvals);
+const Audit = lazy(load.audit);
+const SessionReplay = lazy(load.sessionReplay);
+const Memory = lazy(load.memory);
+
+/** The code of the page a person opened starts loading with the session request, not after it. */
+const FIRST_PAGE: Record<string, () => Promise<unknown>> = {
+  '/': load.overview,
+  '/resources': load.resources,
+  '/resources/new': load.registerResource,
+  '/agents': load.agents,
+  '/playground': load.playground,
+  '/approvals': load.approvals,
+  '/audit': load.audit,
+  '/memory': load.memory,
+};
+void FIRST_PAGE[window.location.pathname]?.().catch(() => undefined);
 
 type SessionReply = SessionInfo | { signedIn: false; signIn: 'dev' | 'oidc' };
 
