@@ -42,33 +42,17 @@ export async function openExecutorBuckets(
   names: ExecutorBucketNames,
   approvalTtlMs: number,
 ): Promise<ExecutorBuckets> {
-  const [
-    resources,
-    policyBundles,
-    idempotency,
-    rateLimits,
-    parkedCalls,
-    callResults,
-    memory,
-    withdrawals,
-  ] = await Promise.all([
-    openBucket(nc, names.resources),
-    openBucket(nc, names.policyBundles),
-    openBucket(nc, names.idempotency, { ttl: 25 * HOUR }),
-    openBucket(nc, names.rateLimits),
-    openBucket(nc, names.parkedCalls, { ttl: approvalTtlMs + HOUR }),
-    openBucket(nc, names.callResults, { ttl: 24 * HOUR }),
-    openBucket(nc, names.memory),
-    openBucket(nc, names.withdrawals),
-  ]);
-  return {
-    resources,
-    policyBundles,
-    idempotency,
-    rateLimits,
-    parkedCalls,
-    callResults,
-    memory,
-    withdrawals,
+  const ttl: Partial<Record<keyof ExecutorBucketNames, number>> = {
+    idempotency: 25 * HOUR,
+    parkedCalls: approvalTtlMs + HOUR,
+    callResults: 24 * HOUR,
   };
+  const roles = Object.keys(names) as Array<keyof ExecutorBucketNames>;
+  const opened = await Promise.all(
+    roles.map((role) => {
+      const lifetime = ttl[role];
+      return openBucket(nc, names[role], lifetime === undefined ? {} : { ttl: lifetime });
+    }),
+  );
+  return Object.fromEntries(roles.map((role, i) => [role, opened[i]])) as ExecutorBuckets;
 }
