@@ -1,5 +1,5 @@
 /**
- * The bus is not trusted (DESIGN §14): every attack that worked against an open NATS, repeated
+ * The bus is not trusted (docs/bus.md): every attack that worked against an open NATS, repeated
  * against the real authenticated server (deploy/nats/tollgate.conf), the real auth callout and
  * a real executor — and each must fail. An attacker here is an agent with a valid token of its
  * own, or a client with none.

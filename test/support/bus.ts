@@ -1,5 +1,5 @@
 /**
- * How tests reach an authenticated bus (DESIGN §14, deploy/nats/tollgate.conf). Every
+ * How tests reach an authenticated bus (docs/bus.md, deploy/nats/tollgate.conf). Every
  * connection a test opens names the role it stands in for; `admin` (the operator's key) may do
  * anything and is what harnesses use to seed buckets and read streams. Services a test starts
  * as child processes find their own credentials through `busEnv` (or, on the shared server,

@@ -43,7 +43,7 @@ export interface ClientOptions {
 /**
  * `TollgateClient.connect` options: where NATS is, plus the client options. The principal
  * token is also what authenticates the connection: the bus lets the agent publish only tool
- * calls and listings, and read only its own inbox (DESIGN §14).
+ * calls and listings, and read only its own inbox (docs/bus.md).
  */
 export interface ConnectOptions extends ClientOptions, BusConnectOptions {}
 

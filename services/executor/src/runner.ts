@@ -47,7 +47,7 @@ export interface ApprovedCall {
 
 /**
  * Tells a principal that one of its calls completed: `call.completed` on its own inbox prefix
- * (core `agentCompletionSubject`), the only place an agent may listen (DESIGN §14).
+ * (core `agentCompletionSubject`), the only place an agent may listen (docs/bus.md).
  */
 export type CompletionNotify = (principal: Principal, event: EventEnvelope) => void;
 

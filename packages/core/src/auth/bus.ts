@@ -8,7 +8,7 @@ import type { Principal } from './token.js';
 export const EVENTS_TOKEN_AUDIENCE = 'tollgate-events';
 
 /**
- * The NATS inbox prefix of one principal (DESIGN §14): the only subjects an agent connected
+ * The NATS inbox prefix of one principal (docs/bus.md): the only subjects an agent connected
  * with its token may subscribe to are `<prefix>.>`. Its request replies arrive there, and the
  * executor sends the principal's completion notices to `<prefix>.completed`. Derived from the
  * principal alone, so the SDK, the auth callout and the executor compute the same one; the hash

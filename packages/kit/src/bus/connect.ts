@@ -7,7 +7,7 @@ import type { Logger } from '../log/logger.js';
 import { userSeedAuthenticator } from './nkey.js';
 
 /**
- * How a process proves who it is to NATS (DESIGN §14): a service's NKey seed (or a `.creds`
+ * How a process proves who it is to NATS (docs/bus.md): a service's NKey seed (or a `.creds`
  * file of a decentralised deployment), and the CA that signed the server's certificate when
  * the bus runs TLS.
  */

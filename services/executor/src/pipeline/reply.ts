@@ -12,7 +12,7 @@ import type { CallTrail } from '../call-trail.js';
 const MAX_DETAILS = 25;
 const MAX_TEXT = 300;
 
-/** The reply meta of a call: everything known about how it ran (DESIGN §4). */
+/** The reply meta of a call (the envelope's `meta`): everything known about how it ran. */
 export function metaOf(trail: CallTrail, now: number, shaped?: ShapedResult): CallMeta {
   return create(CallMetaSchema, {
     resource: trail.resource?.name ?? '',
