@@ -6,11 +6,13 @@
 
 /** Paging state the shaper needs to issue the next cursor. */
 export interface HttpPaging {
-  style: 'offset' | 'page' | 'cursor';
+  style: 'offset' | 'page' | 'cursor' | 'link';
   limit: number;
   /** Offset of this page (offset and page styles). */
   offset: number;
   nextPointer?: string;
+  /** Query parameters of this request taken from the previous page's next link (link style). */
+  carried?: string[];
 }
 
 export interface HttpRequest {

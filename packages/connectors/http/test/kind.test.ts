@@ -215,6 +215,72 @@ describe('http kind', () => {
     ).toThrow(/cursor/i);
   });
 
+  it('link paging: the next link adds only its position; what the agent and operator set stays', async () => {
+    const resource = await discovered({
+      operations: {
+        list: {
+          operationId: 'listTickets',
+          pagination: { style: 'link', limitParam: 'limit' },
+          pinned: { 'X-Tenant': 'acme' },
+        },
+      },
+    });
+    const { permissions } = forRoles(resource, ['support']);
+    const ctx = { descriptor: resource, permissions, principal: { tenant: 'acme', agent: 'a' } };
+    const answer = (link: string | undefined) => ({
+      status: 200,
+      attempts: 1,
+      latencyMs: 1,
+      body: {
+        contentType: 'application/json',
+        size: 10,
+        json: { data: [{ id: 1, subject: 'x' }] },
+        ...(link === undefined ? {} : { link }),
+      },
+    });
+    const shape = (request: ReturnType<typeof httpConnector.compile>, link?: string) =>
+      httpConnector.shape('list', answer(link), { descriptor: resource, permissions, request });
+    const first = httpConnector.compile('list', { q: 'a', limit: 1 }, ctx);
+    expect(new URL(first.native.url).search).toBe('?limit=1&q=a');
+
+    // The link tries to change the query and the page size, and adds its position.
+    const page = shape(
+      first,
+      '<https://desk.example.com/api/tickets?q=other&limit=100&page=2&after=1>; rel="next", ' +
+        '<https://desk.example.com/api/tickets?page=9>; rel="last"',
+    );
+    expect(page.cursor).toBeDefined();
+    const second = httpConnector.compile('list', { q: 'a', limit: 1, cursor: page.cursor }, ctx);
+    const url = new URL(second.native.url);
+    expect([...url.searchParams].sort()).toEqual([
+      ['after', '1'],
+      ['limit', '1'],
+      ['page', '2'],
+      ['q', 'a'],
+    ]);
+    expect(second.native.headers['x-tenant']).toBe('acme');
+    // The position moves on from the carried parameters; a link that does not move ends it.
+    const third = shape(second, '<?page=3&after=2&q=a>; rel="next"');
+    const next = httpConnector.compile('list', { q: 'a', limit: 1, cursor: third.cursor }, ctx);
+    expect(new URL(next.native.url).searchParams.get('page')).toBe('3');
+    expect(shape(second, '<?page=2&after=1>; rel="next"').cursor).toBeUndefined();
+    // Only on the request's own origin and path, never a link elsewhere.
+    for (const elsewhere of [
+      '<https://evil.example.com/api/tickets?page=2>; rel="next"',
+      '<https://desk.example.com/api/admin?page=2>; rel="next"',
+      '<https://user:pw@desk.example.com/api/tickets?page=2>; rel="next"',
+      '<http://desk.example.com/api/tickets?page=2>; rel="next"',
+      '<https://desk.example.com/api/tickets?page=2>; rel="prev"',
+      `<https://desk.example.com/api/tickets?page=${'9'.repeat(2000)}>; rel="next"`,
+    ])
+      expect(shape(first, elsewhere).cursor, elsewhere).toBeUndefined();
+    expect(shape(first).cursor).toBeUndefined();
+    // A cursor continues only its own query.
+    expect(() =>
+      httpConnector.compile('list', { q: 'b', limit: 1, cursor: page.cursor }, ctx),
+    ).toThrow(/cursor/i);
+  });
+
   it('endpoints name the base URL and the document URL for egress checks', () => {
     const spec = (declared() as { spec: never }).spec;
     expect(httpConnector.endpoints(spec)).toEqual([

@@ -98,6 +98,16 @@ export function compileRequest(
   if (/\{[^}]*\}/.test(path))
     details.push({ path: 'path', message: 'a path parameter has no value' });
   if (details.length > 0) throw invalid(details);
+  if (paging?.carried !== undefined) {
+    const own = new Set(query.keys());
+    const carried = new Set<string>();
+    for (const [name, value] of paging.carried) {
+      if (own.has(name)) continue;
+      query.append(name, value);
+      carried.add(name);
+    }
+    paging.native.carried = [...carried].sort();
+  }
   const url = new URL(base.href.replace(/\/$/, '') + path);
   url.search = query.toString();
   if (url.origin !== base.origin)
@@ -192,7 +202,9 @@ function compilePaging(
   ctx: CompileContext,
   values: Map<string, unknown>,
   details: ErrorDetail[],
-): { native: HttpPaging; page: NonNullable<CompiledRequest['page']> } | undefined {
+):
+  | { native: HttpPaging; page: NonNullable<CompiledRequest['page']>; carried?: URLSearchParams }
+  | undefined {
   const p = operation.pagination;
   if (p === undefined) return undefined;
   const cap = Math.max(
@@ -222,6 +234,16 @@ function compilePaging(
   if (p.style === 'cursor') {
     if (typeof after === 'string') values.set(p.cursorParam, after);
     return { native: { style: 'cursor', limit, offset: 0, nextPointer: p.nextPointer }, page };
+  }
+  if (p.style === 'link') {
+    // The cursor holds the query parameters the upstream's next link added; they are laid
+    // under the request's own once its query is built (they never replace one).
+    const carried = typeof after === 'string' ? new URLSearchParams(after) : undefined;
+    return {
+      native: { style: 'link', limit, offset: 0 },
+      page,
+      ...(carried === undefined ? {} : { carried }),
+    };
   }
   const offset = typeof after === 'number' && Number.isInteger(after) && after >= 0 ? after : 0;
   if (p.style === 'offset') values.set(p.offsetParam, offset);

@@ -42,6 +42,7 @@ export function pagingParameters(operation: HttpOperation): Set<string> {
   if (p === undefined) return new Set();
   if (p.style === 'offset') return new Set([p.limitParam, p.offsetParam]);
   if (p.style === 'page') return new Set([p.limitParam, p.pageParam]);
+  if (p.style === 'link') return new Set([p.limitParam]);
   return new Set([p.limitParam, p.cursorParam]);
 }
 

@@ -148,7 +148,13 @@ export type HttpPagination =
   /** Query parameters for page size and page number, from 1. */
   | { style: 'page'; limitParam: string; pageParam: string }
   /** A cursor the upstream returns at a JSON pointer, sent back in a query parameter. */
-  | { style: 'cursor'; limitParam: string; cursorParam: string; nextPointer: string };
+  | { style: 'cursor'; limitParam: string; cursorParam: string; nextPointer: string }
+  /**
+   * The next page's URL in a `Link: <…>; rel="next"` header (RFC 8288). It is followed only on
+   * the request's own origin and path, and only for query parameters the request did not set:
+   * every value the agent or the operator set stays as it was.
+   */
+  | { style: 'link'; limitParam: string };
 
 /**
  * One selected operation. `operationId` selects it in the document; `request` and `responses`

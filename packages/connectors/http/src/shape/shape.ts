@@ -31,6 +31,60 @@ export function atPointer(root: unknown, pointer: string): unknown {
   return node;
 }
 
+/** Longest query a next link may carry into a cursor (the cursor argument takes 2,048). */
+const MAX_CARRIED_QUERY = 1024;
+
+/** The target of the `rel="next"` link of a `Link` header (RFC 8288), if any. */
+function nextTarget(header: string): string | undefined {
+  for (const link of header.matchAll(/<([^>]*)>((?:\s*;\s*[^;,]+)*)/g)) {
+    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(link[2] ?? '');
+    if ((rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/).includes('next')) return link[1];
+  }
+  return undefined;
+}
+
+/**
+ * What the next page adds to the request's query, from the upstream's `Link` header: a
+ * `rel="next"` link counts only on the request's origin and path, and only its parameters the
+ * request did not set itself are taken (those `carried` from the previous link are replaced);
+ * the parameters the agent and the operator set are sent as they were, whatever the link says.
+ * Undefined when there is no such link, it did not move, or it is too long to carry.
+ */
+export function nextLinkQuery(
+  header: string | undefined,
+  requestUrl: string,
+  carried: readonly string[],
+): string | undefined {
+  const target = header === undefined ? undefined : nextTarget(header);
+  if (target === undefined) return undefined;
+  const current = new URL(requestUrl);
+  let next: URL;
+  try {
+    next = new URL(target, current);
+  } catch {
+    return undefined;
+  }
+  if (
+    next.origin !== current.origin ||
+    next.pathname !== current.pathname ||
+    next.username !== '' ||
+    next.password !== ''
+  )
+    return undefined;
+  const moved = new Set(carried);
+  const own = new Set([...current.searchParams.keys()].filter((name) => !moved.has(name)));
+  const position = new URLSearchParams();
+  const before = new URLSearchParams();
+  for (const [name, value] of next.searchParams) if (!own.has(name)) position.append(name, value);
+  for (const [name, value] of current.searchParams) if (moved.has(name)) before.append(name, value);
+  position.sort();
+  before.sort();
+  const text = position.toString();
+  if (text === '' || text === before.toString() || text.length > MAX_CARRIED_QUERY)
+    return undefined;
+  return text;
+}
+
 function project(
   record: unknown,
   fields: readonly string[],
@@ -87,6 +141,9 @@ export function shapeResult(
     if (paging.style === 'cursor') {
       const next = atPointer(body.json, paging.nextPointer ?? '');
       if (typeof next === 'string' && next !== '') cursor = encodeCursor([next], seal);
+    } else if (paging.style === 'link') {
+      const next = nextLinkQuery(body.link, native.url, paging.carried ?? []);
+      if (next !== undefined) cursor = encodeCursor([next], seal);
     } else if (fitted.items.length > 0 && (records.length >= limit || fitted.truncated)) {
       cursor = encodeCursor([paging.offset + fitted.items.length], seal);
     }
