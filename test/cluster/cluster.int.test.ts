@@ -5,6 +5,10 @@ import { create } from '@bufbuild/protobuf';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { VerifyRequestSchema } from '@tollgate/contracts/audit/v1';
+import { ApprovalStatus, PolicyService } from '@tollgate/contracts/policy/v1';
+import { createClient } from '@tollgate/contracts';
+import type { RpcClient } from '@tollgate/contracts';
+import { issuePrincipalToken } from '@tollgate/core';
 import {
   EVENTS_STREAM,
   EventTypes,
@@ -27,13 +31,24 @@ import {
 } from '../../services/audit/test/support/service.js';
 import type { AuditProcess } from '../../services/audit/test/support/service.js';
 import {
+  ENV,
   ES_URL,
   ORDERS_INDEX,
   TENANT,
   startHarness,
 } from '../../services/executor/test/support/harness.js';
 import type { Harness } from '../../services/executor/test/support/harness.js';
-import { ORDER_12345, ordersResource, ordersTool, seedOrders } from '../fixtures/orders.js';
+import type { RunningExecutor } from '../../services/executor/src/index.js';
+import { agentDescriptor } from '../../services/policy/test/harness.js';
+import {
+  ORDERS_MAPPING,
+  ORDER_12345,
+  ordersResource,
+  ordersTool,
+  seedOrders,
+} from '../fixtures/orders.js';
+import { startService } from '../support/process.js';
+import type { RunningService } from '../support/process.js';
 import { startAuthCallout } from '../support/bus.js';
 import { eventually, infra, uniqueName } from '../support/infra.js';
 import { startNatsCluster } from '../support/nats-cluster.js';
@@ -57,6 +72,9 @@ let h: Harness;
 let nc: NatsConnection;
 let issuersFile: string;
 let callout: Awaited<ReturnType<typeof startAuthCallout>>;
+/** The second executor of the queue group (the harness's own is `h.running`). */
+let second: RunningExecutor;
+let orders: { descriptor: ReturnType<typeof ordersResource>; version: number };
 
 const search = ordersTool('search');
 const byId = ORDER_12345;
@@ -65,10 +83,10 @@ beforeAll(async () => {
   cluster = await startNatsCluster();
   // Two executors in one queue group, each on its own connection to the cluster.
   h = await startHarness({ nats: cluster });
-  await h.startExecutor();
+  second = await h.startExecutor();
   nc = h.nc;
   await seedOrders(h.es, ORDERS_INDEX);
-  const orders = {
+  orders = {
     descriptor: ordersResource({ endpoint: ES_URL, index: ORDERS_INDEX, timeoutMs: 8_000 }),
     version: 1,
   };
@@ -287,4 +305,98 @@ describe('cluster - 3 NATS nodes, two of each service', () => {
       await r.close();
     }
   }, 120_000);
+  it('cluster - an approval asked through one executor and decided on the other policy instance resumes on an executor started after both had stopped', async () => {
+    const index = uniqueName('tg_cluster_approvals').toLowerCase();
+    await h.es.indices.create({ index, mappings: ORDERS_MAPPING as never });
+    const writable = {
+      descriptor: ordersResource({
+        name: 'es_orders_rw',
+        endpoint: ES_URL,
+        index,
+        readonly: false,
+        timeoutMs: 8_000,
+      }),
+      version: 1,
+    };
+    await h.publishResource(writable.descriptor, writable.version);
+    // clerk_bot's writes to it wait for a person's approval.
+    await h.publishBundle([orders, writable], 2, { resource: 'es_orders_rw' });
+    // Two policy instances on one database and one durable consumer of approval requests.
+    // Their bundles go to a bucket of their own: the executors keep the harness's bundles.
+    const db = uniqueName('cluster_policy');
+    const policies: RunningService[] = [];
+    const clients: Array<RpcClient<typeof PolicyService>> = [];
+    try {
+      for (let i = 0; i < 2; i++) {
+        const service = startService('policy', {
+          ...cluster.env,
+          TOLLGATE_NATS_CREDENTIALS_FILE: join(cluster.credentialsDir, 'admin.nk'),
+          TOLLGATE_MONGO_URL: `${infra.mongoUrl}/${db}`,
+          TOLLGATE_POLICY_GRPC_ADDR: '127.0.0.1:0',
+          TOLLGATE_TRUSTED_ISSUERS_FILE: issuersFile,
+          TOLLGATE_POLICY_BUNDLES_BUCKET: 'cluster_policy_bundles',
+        });
+        policies.push(service);
+        const ready = await service.waitForLog((l) => l['msg'] === 'ready', 60_000);
+        const port = String(ready['grpc']).split(':').at(-1);
+        clients.push(
+          createClient(PolicyService, `127.0.0.1:${port}`, { defaultDeadlineMs: 30_000 }),
+        );
+      }
+      const operator = { tenant: TENANT, agent: 'operator', environment: ENV };
+      const auth = {
+        metadata: { authorization: `Bearer ${await issuePrincipalToken(h.keys, operator)}` },
+      };
+      await clients[0]!.applyAgent(
+        { descriptor: agentDescriptor(TENANT, 'operator', ['admin', 'approver']) as never },
+        auth,
+      );
+
+      const answer = await h.call(
+        'es_orders_rw_write',
+        { id: 'c-1', document: { status: 'refunded' } },
+        { agent: 'clerk_bot', idempotencyKey: 'cluster-c-1' },
+      );
+      expect(answer, JSON.stringify(answer.error)).toMatchObject({ status: 'pending_approval' });
+      const id = answer.approvalId!;
+      // Recorded by whichever instance took the request; the other one reads it.
+      const pending = await eventually(
+        async () => (await clients[1]!.getApproval({ id }, auth).catch(() => undefined))?.approval,
+        30_000,
+      );
+      expect(pending?.status).toBe(ApprovalStatus.PENDING);
+
+      // Both executors that could have parked it stop; a third one, started now, is the only
+      // one left to resume it.
+      const third = await h.startExecutor();
+      await h.running!.stop();
+      await second.stop();
+      const approved = await clients[1]!.approve({ id, reason: 'checked on the phone' }, auth);
+      expect(approved.approval?.status).toBe(ApprovalStatus.APPROVED);
+
+      const completed = await h.eventOf(answer.callId, EventTypes.callCompleted, 'OK');
+      if (completed.payload.case !== 'callCompleted') throw new Error('not a completion');
+      expect(completed.payload.value.approvalId).toBe(id);
+      expect(await h.poll(answer.callId, 'clerk_bot')).toMatchObject({
+        status: 'ok',
+        data: { _id: 'c-1', result: 'created' },
+      });
+      const written = await h.es.get({ index, id: 'c-1' });
+      expect(written._version).toBe(1);
+      expect((written._source as { status: string }).status).toBe('refunded');
+      await third.stop();
+    } finally {
+      for (const client of clients) client.close();
+      for (const service of policies) {
+        if (service.child.exitCode === null) {
+          service.child.kill('SIGTERM');
+          await service.exited;
+        }
+      }
+      await h.es.indices.delete({ index, ignore_unavailable: true });
+      const mongo = new MongoClient(`${infra.mongoUrl}/${db}`);
+      await mongo.db().dropDatabase();
+      await mongo.close();
+    }
+  }, 180_000);
 });

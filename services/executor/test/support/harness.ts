@@ -301,7 +301,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async startExecutor(settings = {}) {
       const executorNc = await nats.connect('executor', 'executor');
       connections.push(executorNc);
-      const running = await startExecutor({
+      const started = await startExecutor({
         nc: executorNc,
         logger,
         verifier,
@@ -313,6 +313,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         settings: { ...DEFAULT_SETTINGS, ...settings },
         buckets: bucketNames,
       });
+      // Stopping twice (a test stops one, then the harness stops them all) stops once.
+      let stopping: Promise<void> | undefined;
+      const running: RunningExecutor = { ...started, stop: () => (stopping ??= started.stop()) };
       executors.push(running);
       return running;
     },
