@@ -5,6 +5,7 @@
  * here, so the synthesizer stops offering them at once, the MCP front end tells its clients,
  * and audit records it. The connector refuses the calls itself; this only tells everyone else.
  */
+import { canonicalHash } from '@tollgate/core';
 import type { ConnectorRegistry, OperationWithdrawal } from '@tollgate/core';
 import { EventTypes, envelope, publishEnvelope, withdrawalKey } from '@tollgate/kit';
 import type { EventPublisher, KV, Logger, ResourceCatalog } from '@tollgate/kit';
@@ -38,8 +39,17 @@ export function announceWithdrawals(deps: WithdrawalDeps): () => void {
 
 async function announce(deps: WithdrawalDeps, w: OperationWithdrawal): Promise<void> {
   const current = deps.resources.get(w, w.resource);
+  // A session of an older spec (still open, or idle) may notice the change after the operator
+  // confirmed a new version that pins the tool again: that version is not withdrawn.
+  if (current === undefined || canonicalHash(current.resource.spec) !== w.specHash) {
+    deps.logger.info(
+      { resource: w.resource, operation: w.operation },
+      'withdrawal of a version that is no longer current; nothing to withdraw',
+    );
+    return;
+  }
   const record: WithdrawalRecord = {
-    resourceVersion: current?.version ?? 0,
+    resourceVersion: current.version,
     parts: w.changes.map((c) => c.part),
     at: new Date().toISOString(),
   };
@@ -60,7 +70,7 @@ async function announce(deps: WithdrawalDeps, w: OperationWithdrawal): Promise<v
       tenant: w.tenant,
       environment: w.environment,
       resource: w.resource,
-      resourceVersion: current?.version ?? 0,
+      resourceVersion: current.version,
       operation: w.operation,
       changes: w.changes.map((c) => ({ part: c.part, pinned: c.pinned, live: c.live })),
     },

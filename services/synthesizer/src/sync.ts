@@ -168,7 +168,14 @@ function applyWithdrawal(
   } catch {
     version = undefined;
   }
-  if (parsed === undefined || typeof version !== 'number' || !Number.isSafeInteger(version)) {
+  // A record names the version it withdrew (≥ 1): one that named none would withdraw the
+  // operation from every later version as well, for as long as the record stays.
+  if (
+    parsed === undefined ||
+    typeof version !== 'number' ||
+    !Number.isSafeInteger(version) ||
+    version < 1
+  ) {
     logger.warn({ key }, 'withdrawal record not understood; ignored');
     return;
   }

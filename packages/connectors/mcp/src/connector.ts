@@ -1,3 +1,4 @@
+import { canonicalHash } from '@tollgate/core';
 import type { Connector, ResourceSpec } from '@tollgate/core';
 import type { McpRequest } from './call/compile.js';
 import { compileRequest } from './call/compile.js';
@@ -29,6 +30,7 @@ export const mcpConnector: Connector<McpRequest, ResourceSpec> = {
               environment: descriptor.metadata.environment,
               resource: descriptor.metadata.name,
               operation: withdrawal.operation,
+              specHash: canonicalHash(descriptor.spec),
               changes: withdrawal.changes,
             });
   },

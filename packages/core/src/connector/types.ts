@@ -128,6 +128,11 @@ export interface OperationWithdrawal {
   /** Resource name (`metadata.name`). */
   resource: string;
   operation: string;
+  /**
+   * `canonicalHash` of the spec whose pin no longer matches: a withdrawal speaks only for the
+   * resource versions with that spec, never for a newer one that pinned the tool again.
+   */
+  specHash: string;
   /** What changed, part by part, as people read it. */
   changes: Array<{ part: string; pinned: string; live: string }>;
 }
