@@ -26,6 +26,7 @@ const document = {
           { name: 'per_page', in: 'query', schema: { type: 'integer' } },
           { name: 'team', in: 'query', schema: { type: 'string' } },
           { name: 'name_prefix', in: 'query', schema: { type: 'string' } },
+          { name: 'include_archived', in: 'query', schema: { type: 'boolean' } },
         ],
         responses: {
           '200': {
@@ -93,11 +94,16 @@ beforeAll(async () => {
       schema: {
         fields: {
           name_prefix: { type: 'string', filterable: true },
+          include_archived: { type: 'boolean', filterable: true },
           id: { type: 'integer', returnable: true },
           name: { type: 'string', returnable: true },
         },
       },
-      access: { allowedRoles: ['support'], maxLimit: 3 },
+      access: {
+        allowedRoles: ['support', 'lead'],
+        maxLimit: 3,
+        fieldRoles: { include_archived: ['lead'] },
+      },
     },
   };
   resource = applyDiscovery(
@@ -138,10 +144,12 @@ describe('http link paging', () => {
     }
   });
 
-  it('link paging - a next link that changes the pinned value or the query keeps them as set', async () => {
+  it('link paging - a next link that changes the pinned value or the query, or sets a closed parameter, changes nothing we send', async () => {
     nextLink = (url) => {
       url.searchParams.set('team', 'other-team');
       url.searchParams.set('name_prefix', 'secret-');
+      // Only a lead may set it; the upstream's link does not set it for support either.
+      url.searchParams.set('include_archived', 'true');
       return url.href;
     };
     try {
@@ -156,6 +164,8 @@ describe('http link paging', () => {
       expect((second.data as Array<{ id: number }>).map((i) => i.id)).toEqual([4, 5, 6]);
       expect(received[1]?.getAll('team')).toEqual(['acme']);
       expect(received[1]?.getAll('name_prefix')).toEqual(['item-']);
+      expect(received[1]?.has('include_archived')).toBe(false);
+      expect(received[1]?.get('page')).toBe('2');
     } finally {
       nextLink = (url) => url.href;
     }

@@ -100,9 +100,17 @@ export function compileRequest(
   if (details.length > 0) throw invalid(details);
   if (paging?.carried !== undefined) {
     const own = new Set(query.keys());
+    // A parameter the operator put under field permissions is never the upstream's to set
+    // when this principal may not set it (pinned ones are the request's own already).
+    const fields = spec.schema.fields as Record<string, { filterable?: boolean } | undefined>;
+    const closed = new Set(
+      request.parameters
+        .filter((p) => fields[p.name]?.filterable === true && !byName.has(p.name))
+        .map((p) => p.name),
+    );
     const carried = new Set<string>();
     for (const [name, value] of paging.carried) {
-      if (own.has(name)) continue;
+      if (own.has(name) || closed.has(name)) continue;
       query.append(name, value);
       carried.add(name);
     }
