@@ -135,6 +135,15 @@ export class AuditStore {
     return new Set(found.map((d) => d._id));
   }
 
+  /** Ids of a chain's records from sequence number `fromSeq` on, in chain order. */
+  async idsFrom(tenant: string, fromSeq: number): Promise<string[]> {
+    const found = await this.#records
+      .find({ tenant, seq: { $gte: Math.max(1, fromSeq) } }, { projection: { _id: 1, seq: 1 } })
+      .sort({ seq: 1 })
+      .toArray();
+    return found.map((d) => d._id);
+  }
+
   async hasRecord(id: string): Promise<boolean> {
     return (await this.#records.findOne({ _id: id }, { projection: { _id: 1 } })) !== null;
   }

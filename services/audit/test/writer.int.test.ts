@@ -77,6 +77,62 @@ describe('audit writer', () => {
     expect(await verify(tenant)).toMatchObject({ ok: true, checked: 40n });
   });
 
+  it('writer - once it has read the recent ids of a chain, redelivered events cost no lookup and re-reported ones one failed insert', async () => {
+    const tenant = 'warm';
+    const all = drafts(tenant, 90);
+    await new ChainWriter({ store }).append(tenant, all.slice(0, 30));
+    const calls: string[] = [];
+    class WatchedStore extends AuditStore {
+      override async insertRecords(docs: readonly AuditDocument[]) {
+        const outcome = await super.insertRecords(docs);
+        calls.push(`insert:${outcome.kind}`);
+        return outcome;
+      }
+      override async idsFrom(chain: string, fromSeq: number) {
+        calls.push('idsFrom');
+        return super.idsFrom(chain, fromSeq);
+      }
+      override async existingIds(ids: readonly string[]) {
+        calls.push('existingIds');
+        return super.existingIds(ids);
+      }
+      override async hasRecord(id: string) {
+        calls.push('hasRecord');
+        return super.hasRecord(id);
+      }
+    }
+    const writer = new ChainWriter({ store: new WatchedStore(mongo.db) });
+    const every = (n: number) => new Set(Array.from({ length: n }, (_, i) => i));
+    // Redelivered after a restart: 10 stored, 10 new; the chain's recent ids are read once.
+    expect((await writer.append(tenant, all.slice(20, 40), every(20))).duplicates).toHaveLength(10);
+    // Redelivered again (an ack lost): the writer knows its own records.
+    expect((await writer.append(tenant, all.slice(30, 50), every(20))).duplicates).toHaveLength(10);
+    // Re-reported, not marked: the first duplicate fails an insert, the rest are known.
+    expect((await writer.append(tenant, all.slice(40, 70))).duplicates).toHaveLength(10);
+    expect(calls).toEqual([
+      'idsFrom',
+      'insert:inserted',
+      'insert:inserted',
+      'insert:duplicate',
+      'insert:inserted',
+    ]);
+    expect(await verify(tenant)).toMatchObject({ ok: true, checked: 70n });
+  });
+
+  it('writer - a redelivered event stored before the remembered window is still refused by its id, once', async () => {
+    const tenant = 'window';
+    const all = drafts(tenant, 40);
+    await new ChainWriter({ store }).append(tenant, all.slice(0, 30));
+    const writer = new ChainWriter({ store, recentIds: 5 });
+    // Event 2 is far older than the 5 remembered ids; events 28, 29 are among them.
+    const redelivered = [all[2]!, all[28]!, all[29]!, ...all.slice(30)];
+    const result = await writer.append(tenant, redelivered, new Set([0, 1, 2]));
+    expect(result.duplicates.sort()).toEqual([0, 1, 2]);
+    expect(result.stored.map((d) => d.seq)).toEqual(Array.from({ length: 10 }, (_, i) => 31 + i));
+    expect(await records().countDocuments({ tenant })).toBe(40);
+    expect(await verify(tenant)).toMatchObject({ ok: true, checked: 40n });
+  });
+
   it('writer - a stale or missing head is corrected from the records', async () => {
     const tenant = 'stale';
     const all = drafts(tenant, 30);

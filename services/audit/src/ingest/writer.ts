@@ -16,6 +16,16 @@ export interface AppendResult {
 const MAX_RECOVERIES = 20;
 
 /**
+ * How many of a chain's latest record ids a writer remembers (and reads once, when it first
+ * meets a redelivered event of that chain). A redelivered event was stored, if at all, shortly
+ * before: at most `maxAckPending` events were unacknowledged, and its ack was lost at most an
+ * ack wait ago. One older than this is still refused by the unique `_id` and recognised then.
+ */
+export const RECENT_IDS = 10_000;
+/** Chains whose recent ids are kept at once (the least recently used is forgotten first). */
+const RECENT_CHAINS = 64;
+
+/**
  * Appends records to per-tenant hash chains. One writer per process, one append per chain at a
  * time (the caller's job). The records are the source of truth: the unique `_id` refuses an
  * event stored before (it is skipped, the head is unchanged) and the unique index on
@@ -27,17 +37,25 @@ export class ChainWriter {
   readonly #store: AuditStore;
   readonly #now: () => Date;
   readonly #heads = new Map<string, ChainHead>();
+  /** Per chain, the ids of its latest records, oldest first (see `RECENT_IDS`). */
+  readonly #recent = new Map<string, Set<string>>();
+  readonly #recentIds: number;
 
-  constructor(options: { store: AuditStore; now?: () => Date }) {
+  constructor(options: { store: AuditStore; now?: () => Date; recentIds?: number }) {
     this.#store = options.store;
     this.#now = options.now ?? (() => new Date());
+    this.#recentIds = options.recentIds ?? RECENT_IDS;
   }
 
   /**
    * Appends drafts of one chain, in order. `suspects` are indexes of drafts that may be stored
-   * already (redelivered messages); they are looked up first, together. Throws when the store
-   * is unavailable; calling again with the same drafts is safe (what was stored is recognised
-   * as duplicates).
+   * already (redelivered messages); they are checked against the chain's latest record ids
+   * (read from the store once, on the first suspect of the chain) rather than looked up one
+   * batch at a time — a lookup by a list of ids scans the collection on some stores (FerretDB),
+   * seconds per batch once a trail holds tens of thousands of records. A suspect stored
+   * longer ago is refused by the unique `_id` on insert and recognised then. Throws when the
+   * store is unavailable; calling again with the same drafts is safe (what was stored is
+   * recognised as duplicates).
    */
   async append(
     tenant: string,
@@ -46,12 +64,11 @@ export class ChainWriter {
   ): Promise<AppendResult> {
     const result: AppendResult = { stored: [], duplicates: [], refused: [] };
     let pending = uniqueInBatch(drafts, result);
-    const suspected = pending.filter((p) => suspects.has(p.index)).map((p) => p.draft._id);
-    if (suspected.length > 0) {
-      const stored = await this.#store.existingIds(suspected);
-      pending = dropStored(pending, stored, result);
-    }
     let head = await this.#head(tenant);
+    if (pending.some((p) => suspects.has(p.index))) {
+      await this.#recentOf(tenant, head);
+      pending = this.#dropRecent(tenant, pending, result);
+    }
     let recoveries = 0;
     let recovering = false;
     try {
@@ -76,15 +93,17 @@ export class ChainWriter {
         const outcome = await this.#store.insertRecords(docs);
         const written = outcome.kind === 'inserted' ? docs.length : outcome.index;
         result.stored.push(...docs.slice(0, written));
+        this.#remember(tenant, docs.slice(0, written));
         head = written > 0 ? headOf(docs[written - 1]!) : head;
         if (outcome.kind === 'inserted') break;
         if (outcome.kind === 'refused') {
           result.refused.push({ index: pending[written]!.index, reason: outcome.message });
           pending = pending.slice(written + 1);
-        } else if (await this.#store.hasRecord(pending[written]!.draft._id)) {
-          // This event is stored already; the head is right, go on after it.
+        } else if (await this.#stored(tenant, head, pending[written]!.draft._id)) {
+          // This event is stored already; the head is right, go on after it (and past the
+          // others among the chain's recent records: a re-reported event seldom comes alone).
           result.duplicates.push(pending[written]!.index);
-          pending = pending.slice(written + 1);
+          pending = this.#dropRecent(tenant, pending.slice(written + 1), result);
         } else {
           // The head was stale (a crash, or another writer): find it from the records.
           pending = pending.slice(written);
@@ -94,6 +113,7 @@ export class ChainWriter {
     } catch (err) {
       // Some prefix may be stored: forget the head so the next append starts from the records.
       this.#heads.delete(tenant);
+      this.#recent.delete(tenant);
       throw err;
     }
     this.#heads.set(tenant, head);
@@ -106,6 +126,52 @@ export class ChainWriter {
     if (cached) return cached;
     // A stale or missing hint only costs a duplicate-key round trip: the index has the truth.
     return (await this.#store.headHint(tenant)) ?? GENESIS;
+  }
+
+  /** The chain's latest record ids: remembered, else read once from the records before `head`. */
+  async #recentOf(tenant: string, head: ChainHead): Promise<ReadonlySet<string>> {
+    let recent = this.#recent.get(tenant);
+    if (recent) {
+      this.#recent.delete(tenant);
+    } else {
+      // Records after `head` (another writer's) are found too: the read is open-ended.
+      recent = new Set(await this.#store.idsFrom(tenant, head.seq - this.#recentIds + 1));
+      this.#trim(recent);
+    }
+    this.#recent.set(tenant, recent);
+    for (const [chain] of this.#recent) {
+      if (this.#recent.size <= RECENT_CHAINS) break;
+      this.#recent.delete(chain);
+    }
+    return recent;
+  }
+
+  /** Whether a draft whose insert hit a unique index is stored already (else the head is stale). */
+  async #stored(tenant: string, head: ChainHead, id: string): Promise<boolean> {
+    return (await this.#recentOf(tenant, head)).has(id) || (await this.#store.hasRecord(id));
+  }
+
+  /** `pending` without the drafts among the chain's remembered recent records. */
+  #dropRecent(tenant: string, pending: Pending[], result: AppendResult): Pending[] {
+    const recent = this.#recent.get(tenant);
+    if (!recent) return pending;
+    const stored = new Set(pending.filter((p) => recent.has(p.draft._id)).map((p) => p.draft._id));
+    return stored.size === 0 ? pending : dropStored(pending, stored, result);
+  }
+
+  /** Remembers stored records, for chains whose recent ids are being kept. */
+  #remember(tenant: string, docs: readonly AuditDocument[]): void {
+    const recent = this.#recent.get(tenant);
+    if (!recent || docs.length === 0) return;
+    for (const doc of docs) recent.add(doc._id);
+    this.#trim(recent);
+  }
+
+  #trim(recent: Set<string>): void {
+    for (const id of recent) {
+      if (recent.size <= this.#recentIds) break;
+      recent.delete(id);
+    }
   }
 
   async #saveHint(tenant: string, head: ChainHead): Promise<void> {
