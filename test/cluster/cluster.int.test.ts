@@ -200,6 +200,66 @@ describe('cluster - 3 NATS nodes, two of each service', () => {
     }
   }, 400_000);
 
+  it('cluster - the node leading the audit consumer killed: the ingester, connected to another node, pulls again and stores new events within seconds, not after its pulls expire', async () => {
+    const issuer = await testIssuer();
+    const mongo = new MongoClient(`${infra.mongoUrl}/${uniqueName('cluster_pull')}`);
+    const records = mongo.db().collection(collections.records);
+    // The bus lets audit use its own durable only.
+    const durable = 'audit';
+    const tenant = `pull-${Date.now().toString(36)}`;
+    const jsm = await jetstreamManager(nc);
+    const leaderOf = async () =>
+      (await jsm.consumers.info(EVENTS_STREAM, durable)).cluster?.leader ?? '';
+    // Node 1 is the ingester's only server, so killing another node never disconnects it.
+    const ingester = await startAuditProcess({
+      ...cluster.env,
+      TOLLGATE_NATS_URL: `nats://127.0.0.1:${cluster.port}`,
+      TOLLGATE_MONGO_URL: `${infra.mongoUrl}/${mongo.db().databaseName}`,
+      TOLLGATE_TRUSTED_ISSUERS_FILE: issuer.file,
+    });
+    let killed = 0;
+    try {
+      await eventually(async () => ((await leaderOf()) !== '' ? true : undefined), 30_000, 100);
+      // The consumer's leader must sit on another node: ask it to step down until it does.
+      for (let i = 0; (await leaderOf()) === 'tollgate-local-1'; i++) {
+        if (i > 10) throw new Error('the consumer kept its leader on node 1');
+        await nc.request(`$JS.API.CONSUMER.LEADER.STEPDOWN.${EVENTS_STREAM}.${durable}`);
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
+      await publishAll(nc, [callCompleted({ tenant, callId: 'before' })]);
+      await eventually(
+        async () => ((await records.countDocuments({ tenant })) === 1 ? true : undefined),
+        30_000,
+        100,
+      );
+      killed = Number((await leaderOf()).replace('tollgate-local-', ''));
+      await cluster.killNode(killed);
+      const events = Array.from({ length: 50 }, (_, i) =>
+        callCompleted({ tenant, callId: `after-${i}` }),
+      );
+      await publishAll(nc, events);
+      const published = Date.now();
+      await eventually(
+        async () => ((await records.countDocuments({ tenant })) === 51 ? true : undefined),
+        60_000,
+        100,
+      );
+      // Pulls expire after 5 s and heartbeats every 2.5 s: the client's defaults (30 s pulls,
+      // 15 s heartbeats) left the consumer standing still for 30 s.
+      expect(Date.now() - published).toBeLessThan(15_000);
+    } finally {
+      ingester.child.kill('SIGKILL');
+      await ingester.exited;
+      if (killed > 0) await cluster.startNodes();
+      await mongo
+        .db()
+        .dropDatabase()
+        .catch(() => undefined);
+      await mongo.close();
+      await issuer.dispose();
+    }
+  }, 180_000);
+
   it('cluster - the node leading the events stream killed mid-load: calls keep being answered and every answered call is in the stream once', async () => {
     const client = await TollgateClient.connect({
       natsUrl: cluster.url,

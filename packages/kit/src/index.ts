@@ -42,6 +42,7 @@ export type { BusReply, RequestOptions, ServeOptions, ServeReply } from './bus/r
 export {
   EventPublisher,
   JETSTREAM_MANAGEMENT_TIMEOUT_MS,
+  PULL_OPTIONS,
   consumeEvents,
   deadLetter,
   ensureEventStream,

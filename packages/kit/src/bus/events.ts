@@ -127,6 +127,16 @@ export class EventPublisher {
   }
 }
 
+/**
+ * How every event consumer pulls: each pull lives 5 s, with a heartbeat every 2.5 s. A pull is
+ * held by the consumer's leader; when that NATS node dies the pull dies with it, and the client
+ * (still connected to another node) only notices after two missed heartbeats before it pulls
+ * again. With the client's default (30 s pulls, 15 s heartbeats) a consumer stood still for
+ * 30 s after its leader's node was lost — seen in the fault campaign as audit records arriving
+ * 30 s late; with these, within about 5 s.
+ */
+export const PULL_OPTIONS = { expires: 5_000, idle_heartbeat: 2_500 } as const;
+
 export interface DurableConsumerOptions {
   durable: string;
   /** Event types to receive (default: all). */
@@ -169,7 +179,7 @@ export async function consumeEvents(
     await jsm.consumers.add(EVENTS_STREAM, config);
   }
   const consumer = await jetstream(nc).consumers.get(EVENTS_STREAM, options.durable);
-  return consumer.consume();
+  return consumer.consume(PULL_OPTIONS);
 }
 
 /**

@@ -12,7 +12,7 @@ import { CallStatus } from '@tollgate/contracts/call/v1';
 import type { EventEnvelope } from '@tollgate/contracts/events/v1';
 import { ApprovalStatus } from '@tollgate/contracts/policy/v1';
 import { ErrorCode } from '@tollgate/contracts/common/v1';
-import { EVENTS_STREAM, decodeEnvelope } from '@tollgate/kit';
+import { EVENTS_STREAM, PULL_OPTIONS, decodeEnvelope } from '@tollgate/kit';
 import type { Logger } from '@tollgate/kit';
 
 /** What a page learns of one event. */
@@ -170,7 +170,7 @@ export class EventFeed {
         if (isStreamMissing(err)) return false;
         throw err;
       }
-      const messages = await consumer.consume();
+      const messages = await consumer.consume(PULL_OPTIONS);
       if (this.#stopped) {
         await messages.close();
         return true;

@@ -1,6 +1,6 @@
 import { AckPolicy, DeliverPolicy, jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { EVENTS_STREAM, EventTypes, streamManager, subjects } from '@tollgate/kit';
+import { EVENTS_STREAM, EventTypes, PULL_OPTIONS, streamManager, subjects } from '@tollgate/kit';
 import type { ConsumerMessages, JsMsg, Logger } from '@tollgate/kit';
 import type { DeadLetters } from '../store/dead-letters.js';
 import type { Approvals } from './approvals.js';
@@ -86,7 +86,7 @@ export class ApprovalIntake {
       }
     }
     const consumer = await jetstream(nc).consumers.get(EVENTS_STREAM, durable);
-    return consumer.consume();
+    return consumer.consume(PULL_OPTIONS);
   }
 
   async #pump(): Promise<void> {
