@@ -13,8 +13,8 @@ const run = promisify(execFile);
  * A 3-node NATS cluster started by deploy/local's cluster mode (`TOLLGATE_CLUSTER=3 up.sh nats`)
  * in a state folder of its own: the same binary, accounts and permissions as every Tollgate bus,
  * JetStream on every node. Its `url` names all three nodes and `env` asks services for 3
- * replicas of each stream and bucket. Ports: `TOLLGATE_CLUSTER_TEST_NATS_PORT` (default 33400)
- * for node 1's clients, +1 monitoring, +2 routes; node i adds 10*(i-1).
+ * replicas of each stream and bucket. Ports: `base` (default `TOLLGATE_CLUSTER_TEST_NATS_PORT`,
+ * else 33400) for node 1's clients, +1 monitoring, +2 routes; node i adds 10*(i-1).
  */
 export interface NatsCluster extends NatsServer {
   readonly nodes: 3;
@@ -22,14 +22,17 @@ export interface NatsCluster extends NatsServer {
   monitorUrl(node: number): string;
   /** SIGKILLs node i. */
   killNode(node: number): Promise<void>;
+  /** Sends node i a signal (SIGSTOP freezes it: peers and clients lose it; SIGCONT thaws it). */
+  signalNode(node: number, signal: NodeJS.Signals): Promise<void>;
   /** Starts whichever nodes are not running (up.sh is idempotent per node). */
   startNodes(): Promise<void>;
 }
 
 const nodeName = (node: number) => (node === 1 ? 'nats' : `nats${node}`);
 
-export async function startNatsCluster(): Promise<NatsCluster> {
-  const base = Number(process.env['TOLLGATE_CLUSTER_TEST_NATS_PORT'] ?? 33400);
+export async function startNatsCluster(
+  base = Number(process.env['TOLLGATE_CLUSTER_TEST_NATS_PORT'] ?? 33400),
+): Promise<NatsCluster> {
   const stateDir = await mkdtemp(join(tmpdir(), 'tollgate-nats-cluster-'));
   const scriptEnv: NodeJS.ProcessEnv = {
     ...process.env,
@@ -55,6 +58,8 @@ export async function startNatsCluster(): Promise<NatsCluster> {
     await rm(stateDir, { recursive: true, force: true });
     throw err;
   }
+  const pidOf = async (node: number) =>
+    Number(await readFile(join(stateDir, nodeName(node), 'server.pid'), 'utf8'));
   const url = [1, 2, 3].map((i) => `nats://127.0.0.1:${base + 10 * (i - 1)}`).join(',');
   const credentialsDir = join(stateDir, 'nats', 'credentials');
   return {
@@ -66,8 +71,12 @@ export async function startNatsCluster(): Promise<NatsCluster> {
     env: { ...busEnv(url, credentialsDir), TOLLGATE_NATS_REPLICAS: '3' },
     connect: (name, role = 'admin') => connectTestBus({ url, name, role, credentialsDir }),
     monitorUrl: (node) => `http://127.0.0.1:${base + 1 + 10 * (node - 1)}`,
+    async signalNode(node, signal) {
+      process.kill(await pidOf(node), signal);
+    },
     async killNode(node) {
-      const pid = Number(await readFile(join(stateDir, nodeName(node), 'server.pid'), 'utf8'));
+      const pid = await pidOf(node);
+      process.kill(pid, 'SIGCONT');
       process.kill(pid, 'SIGKILL');
       for (let i = 0; i < 100; i++) {
         try {

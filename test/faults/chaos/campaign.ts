@@ -1,12 +1,11 @@
 import { TollgateClient } from '@tollgate/sdk';
 import type { Tool } from '@tollgate/sdk';
-import { ChainWalk, GENESIS } from '../../../services/audit/src/chain/chain.js';
-import { parseAuditDocument } from '../../../services/audit/src/record.js';
 import { ordersTool } from '../../fixtures/orders.js';
 import { ended } from './stack.js';
 import type { ChaosStack } from './stack.js';
 import { faultOf, percentile, seeded, trialSeed } from './random.js';
 import type { Random } from './random.js';
+import { TrailWatch } from './trail.js';
 
 /** What the campaign does to the system in one trial; each is held a while, then healed. */
 export const FAULTS = [
@@ -17,13 +16,29 @@ export const FAULTS = [
   'database-outage',
   'slow-upstream',
 ] as const;
-export type Fault = (typeof FAULTS)[number];
+/**
+ * On a NATS cluster, also: one node SIGKILLed (started again on healing), or frozen with
+ * SIGSTOP — to its peers and its clients it is gone, and it comes back with a stale view.
+ */
+export const NODE_FAULTS = ['kill-nats-node', 'pause-nats-node'] as const;
+export type Fault = (typeof FAULTS)[number] | (typeof NODE_FAULTS)[number];
+
+/** The faults a campaign draws from on this stack. */
+export const faultsOf = (stack: ChaosStack): readonly Fault[] =>
+  stack.cluster ? [...FAULTS, ...NODE_FAULTS] : FAULTS;
 
 /** Every call's deadline; an answer later than this plus the slack is a hang. */
 const CALL_TIMEOUT_MS = 3_000;
 const ANSWER_SLACK_MS = 1_500;
 /** How long healing may take before the system counts as not converged. */
 export const CONVERGE_WITHIN_MS = 30_000;
+/**
+ * After the last trial, how long answered calls still missing from the audit trail are awaited
+ * before they count as lost rather than late.
+ */
+export const LOST_AFTER_MS = 120_000;
+/** How often the audit trail is read while waiting for it. */
+const TRAIL_POLL_MS = 1_000;
 
 type CallKind = 'read' | 'write' | 'intruder';
 
@@ -34,6 +49,8 @@ interface CallRecord {
   /** Writes: the idempotency key, also the document id. */
   key?: string;
   elapsedMs: number;
+  /** When the answer (or the error) came, ms since the epoch. */
+  endedAt: number;
   /** `answered`: the executor replied ok/error; `failed`: the client got a retryable error. */
   end: 'answered' | 'failed';
   status?: string;
@@ -48,12 +65,19 @@ export interface TrialReport {
   recoveryMs: number;
   calls: number;
   violations: string[];
+  /** Answered calls that reached the audit trail only after the convergence time. */
+  late: number;
+  /** Answered calls that never reached it (awaited until `LOST_AFTER_MS` after the campaign). */
+  lost: number;
 }
 
 export interface CampaignReport {
   seed: number;
   trials: TrialReport[];
-  byFault: Record<string, { trials: number; violations: number; p50: number; p99: number }>;
+  byFault: Record<
+    string,
+    { trials: number; violations: number; late: number; lost: number; p50: number; p99: number }
+  >;
 }
 
 const SEARCH = ordersTool('search');
@@ -134,6 +158,7 @@ class Load {
         callId,
         kind,
         elapsedMs: Date.now() - started,
+        endedAt: Date.now(),
         end: 'answered',
         status: outcome.status,
         ...(outcome.status === 'error' ? { code: outcome.error.code } : {}),
@@ -143,6 +168,7 @@ class Load {
         callId,
         kind,
         elapsedMs: Date.now() - started,
+        endedAt: Date.now(),
         end: 'failed',
         code: String((err as { code?: unknown }).code ?? (err as Error).name),
       };
@@ -178,6 +204,17 @@ async function inject(stack: ChaosStack, fault: Fault, random: Random, holdMs: n
     case 'database-outage':
       stack.mongoCut.cut();
       return async () => stack.mongoCut.heal();
+    case 'kill-nats-node': {
+      const cluster = stack.cluster!;
+      await cluster.killNode(random.between(1, cluster.nodes));
+      return () => cluster.startNodes();
+    }
+    case 'pause-nats-node': {
+      const cluster = stack.cluster!;
+      const node = random.between(1, cluster.nodes);
+      await cluster.signalNode(node, 'SIGSTOP');
+      return () => cluster.signalNode(node, 'SIGCONT');
+    }
     case 'slow-upstream': {
       const delay = random.between(holdMs, holdMs + 2_000);
       stack.proxy.delay = () => delay;
@@ -202,12 +239,17 @@ async function recovery(client: TollgateClient): Promise<number> {
   return Number.POSITIVE_INFINITY;
 }
 
-/** The invariants of the issue, over the calls of one trial; each broken one is a line. */
+/**
+ * The invariants of the issue, over the calls of one trial; each broken one is a line. Answered
+ * calls the audit trail does not hold within the convergence time are returned as `awaiting`:
+ * whether they are late or lost is decided after the campaign (`settle`).
+ */
 async function check(
   stack: ChaosStack,
   records: CallRecord[],
   seenBefore: number,
-): Promise<string[]> {
+  trail: TrailWatch,
+): Promise<{ violations: string[]; awaiting: CallRecord[] }> {
   const violations: string[] = [];
   // 4. An answer or a retryable error within the deadline, never a hang.
   for (const r of records) {
@@ -240,51 +282,71 @@ async function check(
     if (!writesSeen.has(r.key!))
       violations.push(`write ${r.key} answered ok but never reached Elasticsearch`);
   }
-  // 1 + 5. Every answered call is in the audit trail, within the convergence time, with at
-  // most one outcome, and the chain verifies. A read is answered before its call.completed is
-  // stored (its write-ahead call.started is stored first), so an executor killed in between
-  // leaves the call as started, which audit replays as outcome unknown; a call with neither is
-  // a violation.
-  const records$ = stack.mongo.db(stack.auditDb).collection('audit_records');
+  // 1 + 5. Every answered call is in the audit trail within the convergence time, with at most
+  // one outcome, and the chain verifies. A read is answered before its call.completed is stored
+  // (its write-ahead call.started is stored first), so an executor killed in between leaves the
+  // call as started, which audit replays as outcome unknown; a call with neither is awaited.
   const answered = records.filter((r) => r.end === 'answered');
   const deadline = Date.now() + CONVERGE_WITHIN_MS;
-  let counts = new Map<string, number>();
-  let started = new Set<string>();
   for (;;) {
-    counts = new Map();
-    started = new Set();
-    const ids = records.map((r) => r.callId);
-    for (const doc of await records$
-      .find({ call_id: { $in: ids } }, { projection: { call_id: 1, type: 1 } })
-      .toArray()) {
-      const id = String(doc['call_id']);
-      if (doc['type'] === 'call.started') started.add(id);
-      else counts.set(id, (counts.get(id) ?? 0) + 1);
-    }
-    if (answered.every((r) => counts.has(r.callId)) || Date.now() > deadline) break;
-    await sleep(250);
+    await trail.poll();
+    if (answered.every((r) => trail.seen(r.callId)) || Date.now() > deadline) break;
+    await sleep(TRAIL_POLL_MS);
   }
-  for (const r of answered) {
-    const n = counts.get(r.callId) ?? 0;
-    if (n > 1 || (n === 0 && !started.has(r.callId)))
-      violations.push(`answered call ${r.callId} (${r.kind}) is in the audit trail ${n} times`);
+  violations.push(...outcomeViolations(records, trail));
+  return { violations, awaiting: answered.filter((r) => !trail.seen(r.callId)) };
+}
+
+/** Calls with more than one outcome in the audit trail. */
+function outcomeViolations(records: readonly CallRecord[], trail: TrailWatch): string[] {
+  return records.flatMap((r) => {
+    const n = trail.call(r.callId).outcomes;
+    if (n <= 1) return [];
+    return [
+      r.end === 'answered'
+        ? `answered call ${r.callId} (${r.kind}) is in the audit trail ${n} times`
+        : `failed call ${r.callId} is audited ${n} times`,
+    ];
+  });
+}
+
+/**
+ * After the last trial: waits (up to `LOST_AFTER_MS`) for the answered calls each trial was
+ * still awaiting, then records each as late or lost in its trial, re-counts every call's
+ * outcomes (a duplicate can arrive late too) and adds the chain problems to the last trial.
+ */
+async function settle(
+  trail: TrailWatch,
+  trials: Array<{ report: TrialReport; records: CallRecord[]; awaiting: CallRecord[] }>,
+  log: (line: string) => void,
+): Promise<void> {
+  const awaiting = trials.flatMap((t) => t.awaiting);
+  const started = Date.now();
+  for (;;) {
+    await trail.poll();
+    if (awaiting.every((r) => trail.seen(r.callId)) || Date.now() - started > LOST_AFTER_MS) break;
+    await sleep(TRAIL_POLL_MS);
   }
-  for (const r of records.filter((r) => r.end === 'failed')) {
-    if ((counts.get(r.callId) ?? 0) > 1)
-      violations.push(`failed call ${r.callId} is audited twice`);
-  }
-  const tenants = await records$.distinct('tenant');
-  for (const tenant of tenants) {
-    const walk = new ChainWalk(GENESIS);
-    for await (const raw of records$.find({ tenant }).sort({ seq: 1 })) {
-      const broken = walk.next(parseAuditDocument(raw));
-      if (broken) {
-        violations.push(`chain ${tenant} breaks: ${JSON.stringify(broken)}`);
-        break;
+  if (awaiting.length > 0)
+    log(`${awaiting.length} calls awaited the audit trail; settled in ${Date.now() - started} ms`);
+  for (const { report, records, awaiting: mine } of trials) {
+    for (const r of mine) {
+      if (trail.seen(r.callId)) {
+        report.late++;
+        report.violations.push(
+          `answered call ${r.callId} (${r.kind}) reached the audit trail ${Math.round((trail.call(r.callId).firstSeenAt - r.endedAt) / 1000)} s after its answer (later than ${CONVERGE_WITHIN_MS / 1000} s)`,
+        );
+      } else {
+        report.lost++;
+        report.violations.push(`answered call ${r.callId} (${r.kind}) is not in the audit trail`);
       }
     }
+    const already = new Set(report.violations);
+    for (const line of outcomeViolations(records, trail))
+      if (!already.has(line)) report.violations.push(line);
   }
-  return violations;
+  const last = trials.at(-1);
+  if (last) last.report.violations.push(...trail.problems());
 }
 
 export interface CampaignOptions {
@@ -320,7 +382,9 @@ export async function runCampaign(
       timeoutMs: CALL_TIMEOUT_MS,
     }),
   };
-  const trials: TrialReport[] = [];
+  const faults = faultsOf(stack);
+  const trail = new TrailWatch(stack.mongo.db(stack.auditDb).collection('audit_records'));
+  const runs: Array<{ report: TrialReport; records: CallRecord[]; awaiting: CallRecord[] }> = [];
   try {
     // Warm: the first calls compile validators and open connections; no trial measures that.
     const warm = await recovery(clients.support);
@@ -329,7 +393,7 @@ export async function runCampaign(
     for (const index of indices) {
       const seed = trialSeed(options.seed, index);
       const random = seeded(seed);
-      const fault = faultOf(FAULTS, options.seed, index);
+      const fault = faultOf(faults, options.seed, index);
       const holdMs = random.between(...(options.holdMs ?? [1_000, 3_000]));
       const seenBefore = stack.proxy.requests.length;
       const load = new Load(clients, `t${options.seed}-${index}`, seeded(seed ^ 0x5bd1e995));
@@ -341,10 +405,10 @@ export async function runCampaign(
       const recoveryMs = await recovery(clients.support);
       await sleep(500);
       await load.stop();
-      const violations = await check(stack, load.records, seenBefore);
+      const { violations, awaiting } = await check(stack, load.records, seenBefore, trail);
       if (!Number.isFinite(recoveryMs))
         violations.push(`no read answered ok within ${CONVERGE_WITHIN_MS} ms of healing`);
-      const trial = {
+      const report: TrialReport = {
         index,
         seed,
         fault,
@@ -352,23 +416,31 @@ export async function runCampaign(
         recoveryMs,
         calls: load.records.length,
         violations,
+        late: 0,
+        lost: 0,
       };
-      trials.push(trial);
+      runs.push({ report, records: load.records, awaiting });
+      const waiting = awaiting.length ? `, ${awaiting.length} not in the audit trail yet` : '';
       log(
-        `trial ${index} seed ${options.seed} (${seed}): ${fault} held ${holdMs} ms, recovered in ${recoveryMs} ms, ${trial.calls} calls, ${violations.length} violations${violations.length ? `\n  ${violations.slice(0, 5).join('\n  ')}` : ''}`,
+        `trial ${index} seed ${options.seed} (${seed}): ${fault} held ${holdMs} ms, recovered in ${recoveryMs} ms, ${report.calls} calls, ${violations.length} violations${waiting}${violations.length ? `\n  ${violations.slice(0, 5).join('\n  ')}` : ''}`,
       );
     }
   } finally {
     await Promise.all(Object.values(clients).map((c) => c.close().catch(() => undefined)));
   }
+  await settle(trail, runs, log);
+  const trials = runs.map((r) => r.report);
   const byFault: CampaignReport['byFault'] = {};
-  for (const fault of FAULTS) {
+  for (const fault of faults) {
     const of = trials.filter((t) => t.fault === fault);
     if (of.length === 0) continue;
     const times = of.map((t) => t.recoveryMs);
+    const sum = (f: (t: TrialReport) => number) => of.reduce((n, t) => n + f(t), 0);
     byFault[fault] = {
       trials: of.length,
-      violations: of.reduce((n, t) => n + t.violations.length, 0),
+      violations: sum((t) => t.violations.length),
+      late: sum((t) => t.late),
+      lost: sum((t) => t.lost),
       p50: percentile(times, 50),
       p99: percentile(times, 99),
     };

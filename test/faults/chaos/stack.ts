@@ -5,6 +5,8 @@ import { MongoClient } from 'mongodb';
 import { ordersResource, seedOrders } from '../../fixtures/orders.js';
 import { infra, uniqueName } from '../../support/infra.js';
 import { startAuthCallout } from '../../support/bus.js';
+import { startNatsCluster } from '../../support/nats-cluster.js';
+import type { NatsCluster } from '../../support/nats-cluster.js';
 import { startService } from '../../support/process.js';
 import type { RunningService } from '../../support/process.js';
 import {
@@ -18,10 +20,16 @@ import type { EsProxy } from '../../security/support/es-proxy.js';
 import { startTcpCut } from './tcp-cut.js';
 import type { TcpCut } from './tcp-cut.js';
 
-// Ports of the campaign: 31500-31549.
-const EXECUTOR_GRPC = ['127.0.0.1:31501', '127.0.0.1:31502'];
-const AUDIT_GRPC = '127.0.0.1:31503';
-const MONGO_CUT_PORT = 31504;
+/**
+ * Ports of the campaign: 31500-31549 on one NATS node, 31550-31599 on a cluster (its nodes at
+ * +10, +20, +30).
+ */
+const portsFrom = (base: number) => ({
+  executors: [`127.0.0.1:${base + 1}`, `127.0.0.1:${base + 2}`],
+  audit: `127.0.0.1:${base + 3}`,
+  mongoCut: base + 4,
+  cluster: base + 10,
+});
 
 /** A service instance the campaign can kill, pause and start again with the same settings. */
 export interface Instance {
@@ -31,13 +39,15 @@ export interface Instance {
 }
 
 /**
- * The system under faults, at the shape of one node of a cluster: a private NATS (JetStream,
- * file store, restartable), two executors in one queue group, the audit service behind a
- * cuttable link to FerretDB, auth callout, and a recording proxy in front of Elasticsearch
- * (slow upstream; and the proof of what reached it).
+ * The system under faults: a private NATS (JetStream, file store, restartable) — one node, or
+ * a 3-node cluster with every stream and bucket at 3 replicas — two executors in one queue
+ * group, the audit service behind a cuttable link to FerretDB, auth callout, and a recording
+ * proxy in front of Elasticsearch (slow upstream; and the proof of what reached it).
  */
 export interface ChaosStack {
   h: Harness;
+  /** On a 3-node NATS cluster (`startChaosStack({ cluster: true })`): its nodes. */
+  cluster?: NatsCluster;
   proxy: EsProxy;
   mongoCut: TcpCut;
   executors: Instance[];
@@ -101,10 +111,10 @@ export async function ended(instance: Instance): Promise<void> {
   await instance.running.exited;
 }
 
-export async function startChaosStack(): Promise<ChaosStack> {
+export async function startChaosStack(options: { cluster?: boolean } = {}): Promise<ChaosStack> {
   const undo: Array<() => Promise<unknown>> = [];
   try {
-    return await startParts(undo);
+    return await startParts(undo, options.cluster === true);
   } catch (err) {
     for (const step of undo.reverse()) await step().catch(() => undefined);
     throw err;
@@ -112,8 +122,20 @@ export async function startChaosStack(): Promise<ChaosStack> {
 }
 
 /** Starts every part, pushing how to stop it onto `undo` as soon as it runs. */
-async function startParts(undo: Array<() => Promise<unknown>>): Promise<ChaosStack> {
-  const h = await startHarness({ noExecutor: true });
+async function startParts(
+  undo: Array<() => Promise<unknown>>,
+  clustered: boolean,
+): Promise<ChaosStack> {
+  const ports = portsFrom(clustered ? 31550 : 31500);
+  let cluster: NatsCluster | undefined;
+  if (clustered) {
+    // The harness opens its buckets from this process's environment.
+    process.env['TOLLGATE_NATS_REPLICAS'] = '3';
+    const nodes = await startNatsCluster(ports.cluster);
+    undo.push(() => nodes.dispose());
+    cluster = nodes;
+  }
+  const h = await startHarness({ noExecutor: true, ...(cluster ? { nats: cluster } : {}) });
   undo.push(() => h.stop());
   await seedOrders(h.es, ORDERS_INDEX);
   const writes = uniqueName('tg_chaos').toLowerCase();
@@ -145,22 +167,22 @@ async function startParts(undo: Array<() => Promise<unknown>>): Promise<ChaosSta
   const mongoUrl = new URL(infra.mongoUrl);
   const mongoCut = await startTcpCut(
     { host: mongoUrl.hostname, port: Number(mongoUrl.port || 27017) },
-    MONGO_CUT_PORT,
+    ports.mongoCut,
   );
   undo.push(() => mongoCut.close());
   const auditDb = uniqueName('chaos_audit');
   const audit = await instance('audit', {
     ...h.nats.env,
     TOLLGATE_TRUSTED_ISSUERS_FILE: issuersFile,
-    TOLLGATE_AUDIT_GRPC_ADDR: AUDIT_GRPC,
-    TOLLGATE_MONGO_URL: `mongodb://127.0.0.1:${MONGO_CUT_PORT}/${auditDb}`,
+    TOLLGATE_AUDIT_GRPC_ADDR: ports.audit,
+    TOLLGATE_MONGO_URL: `mongodb://127.0.0.1:${ports.mongoCut}/${auditDb}`,
   });
   undo.push(() => ended(audit));
   const executors: Instance[] = [];
   undo.push(async () => {
     for (const i of executors) await ended(i);
   });
-  for (const address of EXECUTOR_GRPC) {
+  for (const address of ports.executors) {
     executors.push(
       await instance('executor', {
         ...h.nats.env,
@@ -177,6 +199,7 @@ async function startParts(undo: Array<() => Promise<unknown>>): Promise<ChaosSta
   undo.push(() => mongo.db(auditDb).dropDatabase());
   return {
     h,
+    ...(cluster ? { cluster } : {}),
     proxy,
     mongoCut,
     executors,
@@ -195,6 +218,7 @@ async function startParts(undo: Array<() => Promise<unknown>>): Promise<ChaosSta
       await mongoCut.close();
       await h.es.indices.delete({ index: writes }, { ignore: [404] });
       await h.stop();
+      await cluster?.dispose();
       await proxy.close();
       await rm(issuersFile, { force: true });
     },
