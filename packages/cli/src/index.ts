@@ -32,14 +32,18 @@ export { resolveHome } from './stack/home.js';
 export type { StackHome } from './stack/home.js';
 export { DEV_ISSUER, ensureIssuer, loadIssuer, mintToken } from './stack/issuer.js';
 export {
+  CLUSTER_INSTANCES,
   SERVICE_NAMES,
   addressVariable,
+  clusterEnv,
   consoleUrl,
   mcpUrl,
   natsUrl,
   serviceAddress,
+  serviceInstance,
+  stackInstances,
 } from './stack/services.js';
-export type { ServiceName } from './stack/services.js';
+export type { ServiceInstance, ServiceName } from './stack/services.js';
 export { stackDown, stackStatus, stackUp } from './stack/stack.js';
 export type { DownResult, StackStatus, UpOptions } from './stack/stack.js';
 export type { ServiceStatus, StackProgress } from './stack/status.js';

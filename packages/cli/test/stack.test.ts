@@ -4,9 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { parseEgressRules } from '@tollgate/core';
 import { serviceEndpoints } from '@tollgate/kit';
 import {
+  CLUSTER_INSTANCES,
   SERVICE_NAMES,
   addressVariable,
   changedSettings,
+  clusterEnv,
+  serviceInstance,
+  stackInstances,
   natsUrl,
   parseInfraStatus,
   resolveHome,
@@ -28,6 +32,63 @@ describe('stack - local stack bookkeeping', () => {
     );
     expect(natsUrl({})).toBe('nats://127.0.0.1:4222');
     expect(natsUrl({ TOLLGATE_NATS_PORT: '4333' })).toBe('nats://127.0.0.1:4333');
+  });
+
+  it('stack - cluster mode: a second instance of every service, each port moved by 100, the public URLs following unless set', () => {
+    const all = stackInstances({}, CLUSTER_INSTANCES);
+    expect(all).toHaveLength(SERVICE_NAMES.length * 2);
+    expect(new Set(all.map((i) => i.id)).size).toBe(all.length);
+    expect(new Set(all.map((i) => i.address)).size).toBe(all.length);
+    expect(serviceInstance('executor', 1, {})).toEqual({
+      service: 'executor',
+      id: 'executor',
+      index: 1,
+      address: '127.0.0.1:7064',
+      env: {},
+    });
+    expect(serviceInstance('executor', 2, {})).toMatchObject({
+      id: 'executor-2',
+      address: '127.0.0.1:7164',
+      env: { TOLLGATE_EXECUTOR_GRPC_ADDR: '127.0.0.1:7164' },
+    });
+    expect(
+      serviceInstance('registry', 2, { TOLLGATE_REGISTRY_GRPC_ADDR: '10.0.0.1:9000' }).address,
+    ).toBe('10.0.0.1:9100');
+    expect(serviceInstance('console', 2, {}).env).toEqual({
+      TOLLGATE_CONSOLE_GRPC_ADDR: '127.0.0.1:7169',
+      TOLLGATE_CONSOLE_ADDR: '127.0.0.1:7180',
+      TOLLGATE_CONSOLE_PUBLIC_URL: 'http://localhost:7180',
+    });
+    // Behind a load balancer both consoles answer at the one public URL that was set.
+    expect(
+      serviceInstance('console', 2, { TOLLGATE_CONSOLE_PUBLIC_URL: 'https://console.example' }).env,
+    ).not.toHaveProperty('TOLLGATE_CONSOLE_PUBLIC_URL');
+    expect(serviceInstance('mcp', 2, { TOLLGATE_MCP_HTTP_ADDR: '0.0.0.0:9068' }).env).toMatchObject(
+      {
+        TOLLGATE_MCP_HTTP_ADDR: '0.0.0.0:9168',
+      },
+    );
+  });
+
+  it("stack - cluster mode: the services learn every NATS node (deploy/local's, 10 ports apart) and ask for 3 replicas, unless told otherwise", () => {
+    expect(clusterEnv({})).toEqual({
+      TOLLGATE_CLUSTER: '3',
+      TOLLGATE_NATS_URL: 'nats://127.0.0.1:4222,nats://127.0.0.1:4232,nats://127.0.0.1:4242',
+      TOLLGATE_NATS_REPLICAS: '3',
+    });
+    expect(clusterEnv({ TOLLGATE_NATS_PORT: '5000', TOLLGATE_CLUSTER: '5' })).toEqual({
+      TOLLGATE_CLUSTER: '5',
+      TOLLGATE_NATS_URL: [5000, 5010, 5020, 5030, 5040]
+        .map((p) => `nats://127.0.0.1:${p}`)
+        .join(','),
+      TOLLGATE_NATS_REPLICAS: '3',
+    });
+    expect(
+      clusterEnv({ TOLLGATE_NATS_URL: 'nats://a:4222,nats://b:4222', TOLLGATE_NATS_REPLICAS: '5' }),
+    ).toMatchObject({
+      TOLLGATE_NATS_URL: 'nats://a:4222,nats://b:4222',
+      TOLLGATE_NATS_REPLICAS: '5',
+    });
   });
 
   it("stack - settings digests cover TOLLGATE_* variables except the CLI's own, never their values", () => {

@@ -6,6 +6,7 @@ import { stackDown, stackStatus, stackUp } from '../stack/stack.js';
 import type { StackStatus } from '../stack/stack.js';
 import type { StackProgress } from '../stack/status.js';
 import { positiveInt } from './parse.js';
+import { CLUSTER_INSTANCES } from '../stack/services.js';
 
 /** `tollgate up | down | status`: the local stack. */
 export function registerStack(program: Command, run: ActionRunner): void {
@@ -15,12 +16,17 @@ export function registerStack(program: Command, run: ActionRunner): void {
       'start the local infrastructure, every service, the web console and the MCP endpoint, wait until healthy',
     )
     .option('--no-infra', 'do not run deploy/local/up.sh (the infrastructure is managed elsewhere)')
+    .option(
+      '--cluster',
+      `cluster mode: a NATS cluster (TOLLGATE_CLUSTER nodes, default 3) with 3 replicas of every stream and bucket, and ${CLUSTER_INSTANCES} instances of every service (ports +100 for the second)`,
+    )
     .option('--timeout <seconds>', 'how long each service may take to become healthy', '120')
     .action(
-      run(async (ctx, options: { infra: boolean; timeout: string }) => {
+      run(async (ctx, options: { infra: boolean; cluster?: boolean; timeout: string }) => {
         const status = await stackUp(ctx.home, {
           env: ctx.env,
           skipInfra: !options.infra,
+          cluster: options.cluster === true,
           timeoutMs: positiveInt('--timeout', options.timeout) * 1000,
           progress: progressOf(ctx),
         });
@@ -49,7 +55,7 @@ export function registerStack(program: Command, run: ActionRunner): void {
           const services =
             stopped.length === 0
               ? 'no services were running'
-              : `stopped ${stopped.map((s) => s.name).join(', ')}`;
+              : `stopped ${stopped.map((s) => s.instance).join(', ')}`;
           return `${services}; infrastructure ${result.infra === 'kept' ? 'left running' : 'stopped'}`;
         });
       }),
@@ -87,7 +93,7 @@ function renderStatus(ctx: CliContext, status: StackStatus, mode: 'up' | 'status
       note: '',
     })),
     ...status.services.map((s) => ({
-      component: s.name,
+      component: s.instance,
       kind: 'service',
       state: state(s.state, s.state === 'running' || s.state === 'external'),
       pid: s.pid === undefined ? '-' : String(s.pid),
@@ -113,6 +119,11 @@ function renderStatus(ctx: CliContext, status: StackStatus, mode: 'up' | 'status
     `MCP clients connect to ${style.cyan(status.mcp)} (or launch \`tollgate mcp --as AGENT\`)`,
     `agents connect to ${style.cyan(status.nats)} (tools: tollgate.v1.svc.synthesizer.list_tools)`,
     `state: ${status.home}   trusted issuers: ${status.trustedIssuersFile}`,
+    ...(status.cluster
+      ? [
+          `cluster mode: ${CLUSTER_INSTANCES} instances of every service (the second on every port +100: gRPC, the console, MCP), streams and buckets at 3 replicas`,
+        ]
+      : []),
   ];
   const verdict = status.healthy
     ? style.green(mode === 'up' ? 'the stack is up' : 'all healthy')

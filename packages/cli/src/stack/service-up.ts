@@ -17,7 +17,7 @@ import {
   writeRecord,
 } from './processes.js';
 import { SERVICE_NAMES, addressVariable, serviceAddress } from './services.js';
-import type { ServiceName } from './services.js';
+import type { ServiceInstance, ServiceName } from './services.js';
 import type { ServiceStatus, StackProgress } from './status.js';
 
 /** How a service is brought up. */
@@ -29,21 +29,21 @@ export interface ServiceUpOptions {
 }
 
 /**
- * Brings `name` up: left alone when it already runs with these settings, restarted when they
- * changed, adopted as `external` when something else serves its address, else started and
- * awaited until it serves gRPC health.
+ * Brings an instance of a service up: left alone when it already runs with these settings,
+ * restarted when they changed, adopted as `external` when something else serves its address,
+ * else started and awaited until it serves gRPC health.
  */
 export async function serviceUp(
   home: StackHome,
   checkout: string,
-  name: ServiceName,
+  instance: ServiceInstance,
   options: ServiceUpOptions,
   trust: Record<string, string>,
   builtAt: number,
 ): Promise<ServiceStatus> {
-  const address = serviceAddress(name, options.env);
+  const { service: name, id, address } = instance;
   const entry = serviceEntry(checkout, name);
-  const log = processFiles(home.run, name).log;
+  const log = processFiles(home.run, id).log;
   const env: NodeJS.ProcessEnv = {
     ...options.env,
     // Every service learns where the others are (e.g. the synthesizer asks memory for ranking).
@@ -56,9 +56,10 @@ export async function serviceUp(
     // So does the MCP front end, for the principals its clients' tokens map to.
     ...(name === 'mcp' ? { TOLLGATE_MCP_ISSUER_KEY_FILE: home.issuerKeyFile } : {}),
     TOLLGATE_LOG_LEVEL: options.env.TOLLGATE_LOG_LEVEL || 'info',
+    ...instance.env,
   };
   const settings = { ...settingsOf(env), ...trust };
-  const record = await readRecord(home.run, name);
+  const record = await readRecord(home.run, id);
   let action: ServiceStatus['action'] = 'started';
   let restart: Pick<ServiceStatus, 'reason' | 'changed'> = {};
   if (record && isRunning(record.pid, record.entry)) {
@@ -66,13 +67,13 @@ export async function serviceUp(
     const rebuilt = Date.parse(record.startedAt) < builtAt;
     if (record.address === address && record.entry === entry && changed.length === 0 && !rebuilt) {
       await waitServing(
-        name,
+        id,
         address,
         options.timeoutMs,
         () => isRunning(record.pid, record.entry),
         log,
       );
-      return statusOf(name, address, log, record.pid, record.startedAt, 'already_running');
+      return statusOf(instance, log, record.pid, record.startedAt, 'already_running');
     }
     restart =
       changed.length > 0
@@ -84,46 +85,54 @@ export async function serviceUp(
         : rebuilt
           ? 'rebuilt since it started'
           : `it listens on ${record.address}, not ${address}`;
-    options.progress.warn(`${name}: restarting, ${why}`);
+    options.progress.warn(`${id}: restarting, ${why}`);
     await stopProcess(record.pid, record.entry, 15_000);
-    await forgetRecord(home.run, name);
+    await forgetRecord(home.run, id);
     action = 'restarted';
   } else if (await isServing(address)) {
-    return { name, address, state: 'external', log, action: 'external' };
+    return { name, instance: id, address, state: 'external', log, action: 'external' };
   }
   const child = startDetached(entry, { cwd: checkout, env, log });
   if (child.pid === undefined) {
-    throw new CliError('START_FAILED', `${name}: could not start ${entry}`);
+    throw new CliError('START_FAILED', `${id}: could not start ${entry}`);
   }
   const pid = child.pid;
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));
   const startedAt = new Date().toISOString();
-  await writeRecord(home.run, name, { pid, address, entry, startedAt, settings });
+  await writeRecord(home.run, id, { pid, address, entry, startedAt, settings });
   await waitServing(
-    name,
+    id,
     address,
     options.timeoutMs,
     () => exited === undefined && isRunning(pid, entry),
     log,
   );
-  return { ...statusOf(name, address, log, pid, startedAt, action), ...restart };
+  return { ...statusOf(instance, log, pid, startedAt, action), ...restart };
 }
 
 function statusOf(
-  name: ServiceName,
-  address: string,
+  instance: ServiceInstance,
   log: string,
   pid: number,
   startedAt: string,
   action: ServiceStatus['action'],
 ): ServiceStatus {
-  return { name, address, state: 'running', pid, startedAt, log, ...(action ? { action } : {}) };
+  return {
+    name: instance.service,
+    instance: instance.id,
+    address: instance.address,
+    state: 'running',
+    pid,
+    startedAt,
+    log,
+    ...(action ? { action } : {}),
+  };
 }
 
 /** Polls gRPC health until SERVING; fails fast (with the log's tail) when the process dies. */
 async function waitServing(
-  name: ServiceName,
+  name: string,
   address: string,
   timeoutMs: number,
   alive: () => boolean,

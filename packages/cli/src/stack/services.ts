@@ -67,3 +67,83 @@ export function mcpUrl(env: NodeJS.ProcessEnv): string {
     `http://${env.TOLLGATE_MCP_HTTP_ADDR?.trim() || '127.0.0.1:7068'}/mcp`
   );
 }
+
+/** Instances of every service in cluster mode (`tollgate up --cluster`). */
+export const CLUSTER_INSTANCES = 2;
+/** NATS nodes in cluster mode (deploy/local's `TOLLGATE_CLUSTER=3`). */
+export const CLUSTER_NODES = 3;
+
+/** One running copy of a service: `executor`, `executor-2`, … */
+export interface ServiceInstance {
+  service: ServiceName;
+  /** `<service>` for the first, `<service>-<n>` for the others: its record and log names. */
+  id: string;
+  /** 1-based. */
+  index: number;
+  /** Its gRPC address. */
+  address: string;
+  /** What this instance is started with on top of the stack's environment. */
+  env: Record<string, string>;
+}
+
+/** `host:port` with the port moved by `by`. */
+function shifted(address: string, by: number): string {
+  const at = address.lastIndexOf(':');
+  const port = Number(address.slice(at + 1));
+  if (at < 0 || !Number.isInteger(port)) return address;
+  return `${address.slice(0, at)}:${port + by}`;
+}
+
+/**
+ * Instance `index` of `name`: the first listens where the service's own settings say; instance
+ * n on the same hosts with every port moved by 100·(n-1) (gRPC, and the console's and the MCP
+ * front end's HTTP, with the public URLs that follow them unless they were set).
+ */
+export function serviceInstance(
+  name: ServiceName,
+  index: number,
+  env: NodeJS.ProcessEnv,
+): ServiceInstance {
+  const id = index === 1 ? name : `${name}-${index}`;
+  const by = 100 * (index - 1);
+  const address = shifted(serviceAddress(name, env), by);
+  if (index === 1) return { service: name, id, index, address, env: {} };
+  const own: Record<string, string> = { [addressVariable(name)]: address };
+  if (name === 'console') {
+    const http = shifted(env.TOLLGATE_CONSOLE_ADDR?.trim() || '127.0.0.1:7080', by);
+    own.TOLLGATE_CONSOLE_ADDR = http;
+    if (!env.TOLLGATE_CONSOLE_PUBLIC_URL?.trim())
+      own.TOLLGATE_CONSOLE_PUBLIC_URL = `http://localhost:${http.slice(http.lastIndexOf(':') + 1)}`;
+  }
+  if (name === 'mcp') {
+    own.TOLLGATE_MCP_HTTP_ADDR = shifted(
+      env.TOLLGATE_MCP_HTTP_ADDR?.trim() || '127.0.0.1:7068',
+      by,
+    );
+  }
+  return { service: name, id, index, address, env: own };
+}
+
+/** Every instance of the stack: one of each service, or `CLUSTER_INSTANCES` in cluster mode. */
+export function stackInstances(env: NodeJS.ProcessEnv, instances: number): ServiceInstance[] {
+  return SERVICE_NAMES.flatMap((name) =>
+    Array.from({ length: instances }, (_, i) => serviceInstance(name, i + 1, env)),
+  );
+}
+
+/**
+ * What cluster mode adds to the services' environment, unless set: every NATS node in
+ * `TOLLGATE_NATS_URL` (deploy/local's nodes sit 10 ports apart) and 3 replicas of each stream
+ * and bucket.
+ */
+export function clusterEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const base = Number(env.TOLLGATE_NATS_PORT?.trim() || '4222');
+  const nodes = Number(env.TOLLGATE_CLUSTER?.trim() || CLUSTER_NODES);
+  return {
+    TOLLGATE_CLUSTER: String(nodes),
+    TOLLGATE_NATS_URL:
+      env.TOLLGATE_NATS_URL?.trim() ||
+      Array.from({ length: nodes }, (_, i) => `nats://127.0.0.1:${base + 10 * i}`).join(','),
+    TOLLGATE_NATS_REPLICAS: env.TOLLGATE_NATS_REPLICAS?.trim() || String(Math.min(nodes, 3)),
+  };
+}

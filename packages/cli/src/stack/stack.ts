@@ -8,11 +8,20 @@ import { infraMessage, parseInfraStatus, runInfraScript } from './infra.js';
 import type { InfraServer } from './infra.js';
 import { ensureIssuer } from './issuer.js';
 import { forgetRecord, isRunning, processFiles, readRecord, stopProcess } from './processes.js';
-import { SERVICE_NAMES, consoleUrl, mcpUrl, natsUrl, serviceAddress } from './services.js';
+import {
+  CLUSTER_INSTANCES,
+  SERVICE_NAMES,
+  clusterEnv,
+  consoleUrl,
+  mcpUrl,
+  natsUrl,
+  serviceInstance,
+  stackInstances,
+} from './services.js';
 import { serviceBuilds } from './builds.js';
 import { isServing, serviceEntry, serviceUp } from './service-up.js';
 import type { ServiceUpOptions } from './service-up.js';
-import type { ServiceName } from './services.js';
+import type { ServiceInstance, ServiceName } from './services.js';
 import type { ServiceStatus, StackProgress } from './status.js';
 
 /** The whole local stack. */
@@ -28,11 +37,18 @@ export interface StackStatus {
   services: ServiceStatus[];
   /** Every infrastructure server healthy and every service serving. */
   healthy: boolean;
+  /** Cluster mode: a NATS cluster and `CLUSTER_INSTANCES` of every service. */
+  cluster: boolean;
 }
 
 export interface UpOptions extends ServiceUpOptions {
   /** Skip `deploy/local/up.sh` (the infrastructure is managed elsewhere). */
   skipInfra?: boolean;
+  /**
+   * Cluster mode: deploy/local's NATS cluster (`TOLLGATE_CLUSTER`, default 3 nodes), streams and
+   * buckets at 3 replicas, and `CLUSTER_INSTANCES` of every service, each on its own ports.
+   */
+  cluster?: boolean;
 }
 
 /**
@@ -41,8 +57,12 @@ export interface UpOptions extends ServiceUpOptions {
  * Idempotent: a service already running with the same settings is left alone; one started
  * with different `TOLLGATE_*` settings is restarted so the stack matches this environment.
  */
-export async function stackUp(home: StackHome, options: UpOptions): Promise<StackStatus> {
+export async function stackUp(home: StackHome, given: UpOptions): Promise<StackStatus> {
   const checkout = requireCheckout(home);
+  const options = given.cluster
+    ? { ...given, env: { ...given.env, ...clusterEnv(given.env) } }
+    : given;
+  const instances = stackInstances(options.env, options.cluster ? CLUSTER_INSTANCES : 1);
   await mkdir(home.run, { recursive: true });
   const keys = await ensureIssuer(home);
   // New issuer keys at the same path must restart the services that trust the old ones.
@@ -82,19 +102,21 @@ export async function stackUp(home: StackHome, options: UpOptions): Promise<Stac
       localEgressRules(await infraStatus(home, options.env)),
   };
   const step = options.progress.step('services');
-  const pending = new Set<string>(SERVICE_NAMES);
+  const pending = new Set<string>(instances.map((i) => i.id));
   step.update(`waiting for ${[...pending].join(', ')}`);
+  // Instances beyond what this run asks for (a cluster brought down to one) are stopped.
+  await stopInstances(home, extraInstances(options.cluster ? CLUSTER_INSTANCES : 1), 15_000);
   const results = await Promise.allSettled(
-    SERVICE_NAMES.map(async (name) => {
+    instances.map(async (instance) => {
       const status = await serviceUp(
         home,
         checkout,
-        name,
+        instance,
         { ...options, env },
         trust,
-        builds[name],
+        builds[instance.service],
       );
-      pending.delete(name);
+      pending.delete(instance.id);
       if (pending.size > 0) step.update(`waiting for ${[...pending].join(', ')}`);
       return status;
     }),
@@ -114,12 +136,41 @@ export async function stackUp(home: StackHome, options: UpOptions): Promise<Stac
   for (const s of services) {
     if (s.action === 'external') {
       options.progress.warn(
-        `${s.name}: something not started by \`tollgate up\` already serves ${s.address}; left as is`,
+        `${s.instance}: something not started by \`tollgate up\` already serves ${s.address}; left as is`,
       );
     }
   }
   const infra = options.skipInfra ? [] : await infraStatus(home, options.env);
-  return summary(home, options.env, infra, services);
+  return summary(home, options.env, infra, services, options.cluster === true);
+}
+
+/** Instances `index` > `keep` of every service (what a smaller stack must not leave running). */
+function extraInstances(keep: number): ServiceInstance[] {
+  return SERVICE_NAMES.flatMap((name) =>
+    Array.from({ length: CLUSTER_INSTANCES - keep }, (_, i) =>
+      serviceInstance(name, keep + i + 1, {}),
+    ),
+  );
+}
+
+/** Stops the instances `up` started among `instances`; how each ended. */
+async function stopInstances(
+  home: StackHome,
+  instances: readonly ServiceInstance[],
+  graceMs: number,
+): Promise<
+  Array<{ name: ServiceName; instance: string; result: 'stopped' | 'killed' | 'not_running' }>
+> {
+  return Promise.all(
+    instances.map(async ({ service, id }) => {
+      const record = await readRecord(home.run, id);
+      const result = record
+        ? await stopProcess(record.pid, record.entry, graceMs)
+        : ('not_running' as const);
+      await forgetRecord(home.run, id);
+      return { name: service, instance: id, result };
+    }),
+  );
 }
 
 export interface DownOptions {
@@ -131,27 +182,25 @@ export interface DownOptions {
 
 /** What `down` stopped. */
 export interface DownResult {
-  services: Array<{ name: ServiceName; result: 'stopped' | 'killed' | 'not_running' }>;
+  services: Array<{
+    name: ServiceName;
+    instance: string;
+    result: 'stopped' | 'killed' | 'not_running';
+  }>;
   infra: 'stopped' | 'kept';
 }
 
 /** Stops the services `up` started (SIGTERM, SIGKILL after the grace), then the infrastructure. */
 export async function stackDown(home: StackHome, options: DownOptions): Promise<DownResult> {
   const step = options.progress.step('stopping services');
-  const services = await Promise.all(
-    SERVICE_NAMES.map(async (name) => {
-      const record = await readRecord(home.run, name);
-      const result = record
-        ? await stopProcess(record.pid, record.entry, options.graceMs)
-        : ('not_running' as const);
-      await forgetRecord(home.run, name);
-      return { name, result };
-    }),
+  const all = stackInstances({}, CLUSTER_INSTANCES);
+  const services = (await stopInstances(home, all, options.graceMs)).filter(
+    (s) => s.instance === s.name || s.result !== 'not_running',
   );
   step.done();
   for (const s of services) {
     if (s.result === 'killed')
-      options.progress.warn(`${s.name} did not stop in time and was killed`);
+      options.progress.warn(`${s.instance} did not stop in time and was killed`);
   }
   if (options.keepInfra) return { services, infra: 'kept' };
   const infraStep = options.progress.step('stopping the infrastructure');
@@ -173,25 +222,31 @@ export async function stackDown(home: StackHome, options: DownOptions): Promise<
 
 /** Where everything is and whether it is healthy. */
 export async function stackStatus(home: StackHome, env: NodeJS.ProcessEnv): Promise<StackStatus> {
+  // Cluster mode when `up --cluster` left a second instance of anything.
+  const seconds = extraInstances(1);
+  const cluster = (await Promise.all(seconds.map((i) => readRecord(home.run, i.id)))).some(
+    (r) => r !== undefined,
+  );
+  const shown = cluster ? { ...env, ...clusterEnv(env) } : env;
   const [infra, services] = await Promise.all([
+    // deploy/local knows the shape of the NATS it runs: asked as is.
     home.checkout ? infraStatus(home, env) : Promise.resolve([]),
-    Promise.all(SERVICE_NAMES.map((name) => serviceStatus(home, name, env))),
+    Promise.all(
+      stackInstances(shown, cluster ? CLUSTER_INSTANCES : 1).map((i) => serviceStatus(home, i)),
+    ),
   ]);
-  return summary(home, env, infra, services);
+  return summary(home, shown, infra, services, cluster);
 }
 
-async function serviceStatus(
-  home: StackHome,
-  name: ServiceName,
-  env: NodeJS.ProcessEnv,
-): Promise<ServiceStatus> {
-  const address = serviceAddress(name, env);
-  const log = processFiles(home.run, name).log;
-  const record = await readRecord(home.run, name);
+async function serviceStatus(home: StackHome, instance: ServiceInstance): Promise<ServiceStatus> {
+  const { service: name, id, address } = instance;
+  const log = processFiles(home.run, id).log;
+  const record = await readRecord(home.run, id);
   const serving = await isServing(record?.address ?? address);
   if (record && isRunning(record.pid, record.entry)) {
     return {
       name,
+      instance: id,
       address: record.address,
       state: serving ? 'running' : 'starting',
       pid: record.pid,
@@ -199,7 +254,7 @@ async function serviceStatus(
       log,
     };
   }
-  return { name, address, state: serving ? 'external' : 'stopped', log };
+  return { name, instance: id, address, state: serving ? 'external' : 'stopped', log };
 }
 
 /** Infrastructure the services themselves use: no resource may point at it. */
@@ -233,8 +288,10 @@ function summary(
   env: NodeJS.ProcessEnv,
   infra: InfraServer[],
   services: ServiceStatus[],
+  cluster: boolean,
 ): StackStatus {
   return {
+    cluster,
     home: home.root,
     nats: natsUrl(env),
     console: consoleUrl(env),

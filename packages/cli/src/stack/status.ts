@@ -4,6 +4,8 @@ import type { ServiceName } from './services.js';
 /** How one service of the local stack is doing. */
 export interface ServiceStatus {
   name: ServiceName;
+  /** Which copy: `<name>`, or `<name>-<n>` in cluster mode. */
+  instance: string;
   /** gRPC address. */
   address: string;
   /**
