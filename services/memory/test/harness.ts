@@ -42,6 +42,7 @@ import { AuditTrail } from '../src/learning/audit-trail.js';
 import { addMemoryService } from '../src/api.js';
 import { startCallLearning } from '../src/learning/call-events.js';
 import type { CallHandling, CallLearning } from '../src/learning/call-events.js';
+import type { Learner } from '../src/learning/learner.js';
 import { DEFAULT_SETTINGS } from '../src/config.js';
 import type { MemorySettings } from '../src/config.js';
 import { Memory } from '../src/memory.js';
@@ -148,7 +149,20 @@ export interface MemoryHarness {
    * Starts learning from call.completed with a durable of its own, from new events (default)
    * or every one on the harness's stream.
    */
-  startLearning(options?: { from?: 'all' | 'new' }): Promise<CallLearning>;
+  startLearning(options?: {
+    from?: 'all' | 'new';
+    /** A durable shared with another learner (default: one of its own). */
+    durable?: string;
+    /** Another instance's learner (`anotherInstance`); default: the harness's own. */
+    learner?: Learner;
+    /** Told what became of each message instead of `handled`. */
+    onHandled?: (handling: CallHandling) => void;
+  }): Promise<CallLearning>;
+  /**
+   * A second memory service on the same database and bus: its own Mongo connection, store,
+   * announcer, projector and audit reader, as another process would have.
+   */
+  anotherInstance(): Promise<Memory>;
   /** Publishes a call.completed event as the executor would (audit records it). */
   publishCall(event: EventEnvelope): Promise<void>;
   /** Stops audit's ingest: what is published from then on is not in the audit trail. */
@@ -227,6 +241,7 @@ export async function startMemory(
   })();
   const clients: Array<RpcClient<typeof MemoryService>> = [];
   const learnings: Array<{ learning: CallLearning; durable: string }> = [];
+  const others: MongoHandle[] = [];
   const token = (p: Partial<Principal> & { agent: string }) =>
     issuePrincipalToken(issuer, { tenant, environment: 'prod', ...p });
   return {
@@ -257,19 +272,37 @@ export async function startMemory(
       return client;
     },
     async startLearning(options = {}) {
-      const durable = uniqueName('memory_test');
+      const durable = options.durable ?? uniqueName('memory_test');
       const learning = await startCallLearning({
         nc,
         durable,
         learnFrom: options.from ?? 'new',
-        learner: memory.learner,
+        learner: options.learner ?? memory.learner,
         audit,
         auditWaitMs: fullSettings.auditWaitMs,
         logger,
-        onHandled: (handling) => handled.push(handling),
+        onHandled: options.onHandled ?? ((handling) => handled.push(handling)),
       });
       learnings.push({ learning, durable });
       return learning;
+    },
+    async anotherInstance() {
+      const other = await connectMongo(`${infra.mongoUrl}/${dbName}`);
+      others.push(other);
+      const otherStore = await openStore(other.db);
+      return new Memory({
+        store: otherStore,
+        announcer: new BusAnnouncer({
+          publisher: new EventPublisher(nc),
+          store: otherStore,
+          logger,
+        }),
+        projection: new MemoryProjector({ kv, store: otherStore, logger }),
+        live,
+        audit: new AuditTrail(other.db),
+        settings: fullSettings,
+        ...(clock ? { clock } : {}),
+      });
     },
     async publishCall(event) {
       await new EventPublisher(nc).publish(
@@ -292,6 +325,7 @@ export async function startMemory(
       }
       await grpc.stop();
       await ingest?.stop();
+      for (const other of others) await other.close();
       sub.unsubscribe();
       live.stop();
       await kv.destroy();
