@@ -106,22 +106,31 @@ export async function stackUp(home: StackHome, given: UpOptions): Promise<StackS
   step.update(`waiting for ${[...pending].join(', ')}`);
   // Instances beyond what this run asks for (a cluster brought down to one) are stopped.
   await stopInstances(home, extraInstances(options.cluster ? CLUSTER_INSTANCES : 1), 15_000);
-  const results = await Promise.allSettled(
-    instances.map(async (instance) => {
-      const status = await serviceUp(
-        home,
-        checkout,
-        instance,
-        { ...options, env },
-        trust,
-        builds[instance.service],
-      );
-      pending.delete(instance.id);
-      if (pending.size > 0) step.update(`waiting for ${[...pending].join(', ')}`);
-      return status;
-    }),
-  );
-  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  const start = async (instance: ServiceInstance) => {
+    const status = await serviceUp(
+      home,
+      checkout,
+      instance,
+      { ...options, env },
+      trust,
+      builds[instance.service],
+    );
+    pending.delete(instance.id);
+    if (pending.size > 0) step.update(`waiting for ${[...pending].join(', ')}`);
+    return status;
+  };
+  // In waves by instance: the first of each service creates the streams and buckets (at 3
+  // replicas, on a cluster just formed) before the second ones start; all eighteen at once
+  // on a small machine made JetStream requests time out.
+  const results: Array<PromiseSettledResult<ServiceStatus>> = new Array(instances.length);
+  const waves = [...new Set(instances.map((i) => i.index))].sort((a, b) => a - b);
+  for (const wave of waves) {
+    const members = instances.flatMap((instance, at) => (instance.index === wave ? [at] : []));
+    const settled = await Promise.allSettled(members.map((at) => start(instances[at]!)));
+    members.forEach((at, k) => (results[at] = settled[k]!));
+    if (settled.some((r) => r.status === 'rejected')) break;
+  }
+  const failures = results.flatMap((r) => (r?.status === 'rejected' ? [r.reason as unknown] : []));
   if (failures.length > 0) {
     step.fail();
     const first = failures[0];
