@@ -62,7 +62,7 @@ import {
 } from '../../services/registry/test/harness.js';
 
 // Tollgate on a 3-node NATS cluster (deploy/local cluster mode), every stream and bucket at 3
-// replicas, two instances of the services under test. Ports: 33400-33422 (the cluster).
+// replicas, two instances of the services under test. Ports: 30200-30222 (the cluster).
 
 // The in-process executors open their buckets and stream from this process's environment.
 process.env['TOLLGATE_NATS_REPLICAS'] = '3';

@@ -14,7 +14,7 @@ const run = promisify(execFile);
  * in a state folder of its own: the same binary, accounts and permissions as every Tollgate bus,
  * JetStream on every node. Its `url` names all three nodes and `env` asks services for 3
  * replicas of each stream and bucket. Ports: `base` (default `TOLLGATE_CLUSTER_TEST_NATS_PORT`,
- * else 33400) for node 1's clients, +1 monitoring, +2 routes; node i adds 10*(i-1).
+ * else 30200) for node 1's clients, +1 monitoring, +2 routes; node i adds 10*(i-1).
  */
 export interface NatsCluster extends NatsServer {
   readonly nodes: 3;
@@ -31,7 +31,7 @@ export interface NatsCluster extends NatsServer {
 const nodeName = (node: number) => (node === 1 ? 'nats' : `nats${node}`);
 
 export async function startNatsCluster(
-  base = Number(process.env['TOLLGATE_CLUSTER_TEST_NATS_PORT'] ?? 33400),
+  base = Number(process.env['TOLLGATE_CLUSTER_TEST_NATS_PORT'] ?? 30200),
 ): Promise<NatsCluster> {
   const stateDir = await mkdtemp(join(tmpdir(), 'tollgate-nats-cluster-'));
   const scriptEnv: NodeJS.ProcessEnv = {
