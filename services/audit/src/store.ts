@@ -135,13 +135,26 @@ export class AuditStore {
     return new Set(found.map((d) => d._id));
   }
 
-  /** Ids of a chain's records from sequence number `fromSeq` on, in chain order. */
-  async idsFrom(tenant: string, fromSeq: number): Promise<string[]> {
+  /**
+   * Ids of a chain's records from sequence number `fromSeq` on, in chain order, and the last of
+   * them: the chain's head, since the read is open-ended.
+   */
+  async recordsFrom(
+    tenant: string,
+    fromSeq: number,
+  ): Promise<{ ids: string[]; last: ChainHead | undefined }> {
     const found = await this.#records
-      .find({ tenant, seq: { $gte: Math.max(1, fromSeq) } }, { projection: { _id: 1, seq: 1 } })
+      .find(
+        { tenant, seq: { $gte: Math.max(1, fromSeq) } },
+        { projection: { _id: 1, seq: 1, hash: 1 } },
+      )
       .sort({ seq: 1 })
       .toArray();
-    return found.map((d) => d._id);
+    const end = found.at(-1);
+    return {
+      ids: found.map((d) => d._id),
+      last: end ? { seq: end.seq, hash: end.hash } : undefined,
+    };
   }
 
   async hasRecord(id: string): Promise<boolean> {

@@ -88,9 +88,13 @@ describe('audit writer', () => {
         calls.push(`insert:${outcome.kind}`);
         return outcome;
       }
-      override async idsFrom(chain: string, fromSeq: number) {
-        calls.push('idsFrom');
-        return super.idsFrom(chain, fromSeq);
+      override async recordsFrom(chain: string, fromSeq: number) {
+        calls.push('recordsFrom');
+        return super.recordsFrom(chain, fromSeq);
+      }
+      override async lastRecordHead(chain: string) {
+        calls.push('lastRecordHead');
+        return super.lastRecordHead(chain);
       }
       override async existingIds(ids: readonly string[]) {
         calls.push('existingIds');
@@ -110,7 +114,7 @@ describe('audit writer', () => {
     // Re-reported, not marked: the first duplicate fails an insert, the rest are known.
     expect((await writer.append(tenant, all.slice(40, 70))).duplicates).toHaveLength(10);
     expect(calls).toEqual([
-      'idsFrom',
+      'recordsFrom',
       'insert:inserted',
       'insert:inserted',
       'insert:duplicate',
@@ -142,6 +146,54 @@ describe('audit writer', () => {
     expect(result.duplicates).toEqual(Array.from({ length: 10 }, (_, i) => i));
     expect(result.stored.map((d) => d.seq)).toEqual(Array.from({ length: 20 }, (_, i) => 11 + i));
     expect(await verify(tenant)).toMatchObject({ ok: true, checked: 30n });
+  });
+
+  it('writer - restarted after a crash with a stale head hint, one read of the records gives the head and what is stored', async () => {
+    const tenant = 'crashed';
+    const all = drafts(tenant, 40);
+    await new ChainWriter({ store }).append(tenant, all.slice(0, 20));
+    // Killed after an insert, before its hint was saved.
+    await store.saveHeadHint(tenant, { seq: 12, hash: 'stale' });
+    const calls: string[] = [];
+    class WatchedStore extends AuditStore {
+      override async insertRecords(docs: readonly AuditDocument[]) {
+        const outcome = await super.insertRecords(docs);
+        calls.push(`insert:${outcome.kind}`);
+        return outcome;
+      }
+      override async recordsFrom(chain: string, fromSeq: number) {
+        calls.push('recordsFrom');
+        return super.recordsFrom(chain, fromSeq);
+      }
+      override async lastRecordHead(chain: string) {
+        calls.push('lastRecordHead');
+        return super.lastRecordHead(chain);
+      }
+      override async existingIds(ids: readonly string[]) {
+        calls.push('existingIds');
+        return super.existingIds(ids);
+      }
+      override async hasRecord(id: string) {
+        calls.push('hasRecord');
+        return super.hasRecord(id);
+      }
+    }
+    const writer = new ChainWriter({ store: new WatchedStore(mongo.db) });
+    // Its unacknowledged events come again: 15..19 were stored, 20..29 were not.
+    const redelivered = all.slice(15, 30);
+    const result = await writer.append(tenant, redelivered, new Set(redelivered.map((_, i) => i)));
+    expect(result.duplicates).toEqual([0, 1, 2, 3, 4]);
+    expect(result.stored.map((d) => d.seq)).toEqual(Array.from({ length: 10 }, (_, i) => 21 + i));
+    expect(calls).toEqual(['recordsFrom', 'insert:inserted']);
+    // Not a suspect, after a stale hint: the clash is resolved by that same kind of read.
+    await store.saveHeadHint(tenant, { seq: 25, hash: 'stale' });
+    calls.length = 0;
+    const fresh = new ChainWriter({ store: new WatchedStore(mongo.db) });
+    expect((await fresh.append(tenant, all.slice(30))).stored.map((d) => d.seq)).toEqual(
+      Array.from({ length: 10 }, (_, i) => 31 + i),
+    );
+    expect(calls).toEqual(['insert:duplicate', 'recordsFrom', 'insert:inserted']);
+    expect(await verify(tenant)).toMatchObject({ ok: true, checked: 40n });
   });
 
   it('writer - two writers racing on one chain never fork it', async () => {

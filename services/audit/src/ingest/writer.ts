@@ -16,10 +16,13 @@ export interface AppendResult {
 const MAX_RECOVERIES = 20;
 
 /**
- * How many of a chain's latest record ids a writer remembers (and reads once, when it first
- * meets a redelivered event of that chain). A redelivered event was stored, if at all, shortly
- * before: at most `maxAckPending` events were unacknowledged, and its ack was lost at most an
- * ack wait ago. One older than this is still refused by the unique `_id` and recognised then.
+ * How many of a chain's latest record ids a writer remembers. It reads them in the one query
+ * that also finds the chain's head — when it first meets a redelivered event of the chain, or
+ * finds its head stale — since on FerretDB every query but an `_id` lookup scans the
+ * collection (seconds each once a trail holds tens of thousands of records). A redelivered
+ * event was stored, if at all, shortly before: at most `maxAckPending` events were
+ * unacknowledged, and its ack was lost at most an ack wait ago. One older than this is still
+ * refused by the unique `_id` and recognised then.
  */
 export const RECENT_IDS = 10_000;
 /** Chains whose recent ids are kept at once (the least recently used is forgotten first). */
@@ -50,9 +53,8 @@ export class ChainWriter {
   /**
    * Appends drafts of one chain, in order. `suspects` are indexes of drafts that may be stored
    * already (redelivered messages); they are checked against the chain's latest record ids
-   * (read from the store once, on the first suspect of the chain) rather than looked up one
-   * batch at a time — a lookup by a list of ids scans the collection on some stores (FerretDB),
-   * seconds per batch once a trail holds tens of thousands of records. A suspect stored
+   * (read from the store once, on the first suspect of the chain, see `RECENT_IDS`) rather
+   * than looked up one batch at a time. A suspect stored
    * longer ago is refused by the unique `_id` on insert and recognised then. Throws when the
    * store is unavailable; calling again with the same drafts is safe (what was stored is
    * recognised as duplicates).
@@ -66,7 +68,7 @@ export class ChainWriter {
     let pending = uniqueInBatch(drafts, result);
     let head = await this.#head(tenant);
     if (pending.some((p) => suspects.has(p.index))) {
-      await this.#recentOf(tenant, head);
+      if (!this.#recent.has(tenant)) head = await this.#read(tenant, head);
       pending = this.#dropRecent(tenant, pending, result);
     }
     let recoveries = 0;
@@ -79,9 +81,9 @@ export class ChainWriter {
               `chain ${tenant}: could not place records after ${MAX_RECOVERIES} tries`,
             );
           }
-          head = await this.#store.lastRecordHead(tenant);
-          const stored = await this.#store.existingIds(pending.map((p) => p.draft._id));
-          pending = dropStored(pending, stored, result);
+          // One read gives the head and the ids of what was stored after the stale one.
+          head = await this.#read(tenant, head);
+          pending = this.#dropRecent(tenant, pending, result);
           recovering = false;
           continue;
         }
@@ -99,15 +101,23 @@ export class ChainWriter {
         if (outcome.kind === 'refused') {
           result.refused.push({ index: pending[written]!.index, reason: outcome.message });
           pending = pending.slice(written + 1);
-        } else if (await this.#stored(tenant, head, pending[written]!.draft._id)) {
-          // This event is stored already; the head is right, go on after it (and past the
-          // others among the chain's recent records: a re-reported event seldom comes alone).
-          result.duplicates.push(pending[written]!.index);
-          pending = this.#dropRecent(tenant, pending.slice(written + 1), result);
         } else {
-          // The head was stale (a crash, or another writer): find it from the records.
-          pending = pending.slice(written);
-          recovering = true;
+          const id = pending[written]!.draft._id;
+          const truth = this.#recent.has(tenant) ? head : await this.#read(tenant, head);
+          if (truth.seq !== head.seq) {
+            // The head was stale (a crash, or another writer), and the read found the real one.
+            head = truth;
+            pending = this.#dropRecent(tenant, pending.slice(written), result);
+          } else if (this.#recent.get(tenant)?.has(id) || (await this.#store.hasRecord(id))) {
+            // This event is stored already; the head is right, go on after it (and past the
+            // others among the chain's recent records: a re-reported event seldom comes alone).
+            result.duplicates.push(pending[written]!.index);
+            pending = this.#dropRecent(tenant, pending.slice(written + 1), result);
+          } else {
+            // The head was stale (another writer since the read): read the records again.
+            pending = pending.slice(written);
+            recovering = true;
+          }
         }
       }
     } catch (err) {
@@ -128,33 +138,30 @@ export class ChainWriter {
     return (await this.#store.headHint(tenant)) ?? GENESIS;
   }
 
-  /** The chain's latest record ids: remembered, else read once from the records before `head`. */
-  async #recentOf(tenant: string, head: ChainHead): Promise<ReadonlySet<string>> {
-    let recent = this.#recent.get(tenant);
-    if (recent) {
-      this.#recent.delete(tenant);
-    } else {
-      // Records after `head` (another writer's) are found too: the read is open-ended.
-      recent = new Set(await this.#store.idsFrom(tenant, head.seq - this.#recentIds + 1));
-      this.#trim(recent);
-    }
+  /**
+   * Reads the chain's records from `RECENT_IDS` before `from` to its end — one query — and
+   * remembers their ids; returns the chain's head (the last record read, when beyond `from`).
+   */
+  async #read(tenant: string, from: ChainHead): Promise<ChainHead> {
+    const { ids, last } = await this.#store.recordsFrom(tenant, from.seq - this.#recentIds + 1);
+    const recent = new Set(ids);
+    this.#trim(recent);
+    this.#recent.delete(tenant);
     this.#recent.set(tenant, recent);
     for (const [chain] of this.#recent) {
       if (this.#recent.size <= RECENT_CHAINS) break;
       this.#recent.delete(chain);
     }
-    return recent;
-  }
-
-  /** Whether a draft whose insert hit a unique index is stored already (else the head is stale). */
-  async #stored(tenant: string, head: ChainHead, id: string): Promise<boolean> {
-    return (await this.#recentOf(tenant, head)).has(id) || (await this.#store.hasRecord(id));
+    return last !== undefined && last.seq > from.seq ? last : from;
   }
 
   /** `pending` without the drafts among the chain's remembered recent records. */
   #dropRecent(tenant: string, pending: Pending[], result: AppendResult): Pending[] {
     const recent = this.#recent.get(tenant);
     if (!recent) return pending;
+    // Recently used: kept longest when chains are forgotten.
+    this.#recent.delete(tenant);
+    this.#recent.set(tenant, recent);
     const stored = new Set(pending.filter((p) => recent.has(p.draft._id)).map((p) => p.draft._id));
     return stored.size === 0 ? pending : dropStored(pending, stored, result);
   }
