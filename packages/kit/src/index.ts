@@ -112,6 +112,7 @@ export {
 export {
   EVENT_SCHEMA_VERSION,
   decodeEnvelope,
+  derivedEventId,
   encodeEnvelope,
   envelope,
   publishEnvelope,

@@ -7,7 +7,13 @@
  */
 import { canonicalHash } from '@tollgate/core';
 import type { ConnectorRegistry, OperationWithdrawal } from '@tollgate/core';
-import { EventTypes, envelope, publishEnvelope, withdrawalKey } from '@tollgate/kit';
+import {
+  EventTypes,
+  derivedEventId,
+  envelope,
+  publishEnvelope,
+  withdrawalKey,
+} from '@tollgate/kit';
 import type { EventPublisher, KV, Logger, ResourceCatalog } from '@tollgate/kit';
 
 export interface WithdrawalDeps {
@@ -64,17 +70,31 @@ async function announce(deps: WithdrawalDeps, w: OperationWithdrawal): Promise<v
       'withdrawal not recorded in the bucket; announced only',
     );
   }
-  const event = envelope(EventTypes.toolWithdrawn, w.tenant, {
-    case: 'toolWithdrawn',
-    value: {
-      tenant: w.tenant,
-      environment: w.environment,
-      resource: w.resource,
-      resourceVersion: current.version,
-      operation: w.operation,
-      changes: w.changes.map((c) => ({ part: c.part, pinned: c.pinned, live: c.live })),
+  const event = envelope(
+    EventTypes.toolWithdrawn,
+    w.tenant,
+    {
+      case: 'toolWithdrawn',
+      value: {
+        tenant: w.tenant,
+        environment: w.environment,
+        resource: w.resource,
+        resourceVersion: current.version,
+        operation: w.operation,
+        changes: w.changes.map((c) => ({ part: c.part, pinned: c.pinned, live: c.live })),
+      },
     },
-  });
+    // Every executor of the resource notices the same change: announced once.
+    derivedEventId(
+      'tool.withdrawn',
+      w.tenant,
+      w.environment,
+      w.resource,
+      String(current.version),
+      w.operation,
+      w.specHash,
+    ),
+  );
   try {
     await publishEnvelope(deps.events, event);
     deps.logger.warn(

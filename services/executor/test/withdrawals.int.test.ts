@@ -8,12 +8,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalHash, createConnectorRegistry } from '@tollgate/core';
 import type { OperationWithdrawal } from '@tollgate/core';
+import { jetstreamManager } from '@nats-io/jetstream';
 import {
+  EVENTS_STREAM,
   EventPublisher,
   EventTypes,
   ResourceCatalog,
   buckets,
   createLogger,
+  ensureEventStream,
   openBucket,
   withdrawalKey,
 } from '@tollgate/kit';
@@ -36,6 +39,8 @@ const v2 = ordersResource({ endpoint: ES_URL, index: 'tg_withdrawals', timeoutMs
 
 beforeAll(async () => {
   h = await startHarness({ noExecutor: true });
+  // Withdrawals are stored in the events stream (audit reads them there).
+  await ensureEventStream(h.nc);
   await h.publishResource(v1, 1);
   await h.publishResource(v2, 2);
   const logger = createLogger({ service: 'withdrawals-test', level: 'silent' });
@@ -98,6 +103,22 @@ describe('withdrawals', () => {
       10_000,
     );
     expect(event?.type).toBe(EventTypes.toolWithdrawn);
+  });
+
+  it('withdrawals - the same withdrawal reported twice (every executor of the resource notices it) is stored in the stream once', async () => {
+    const jsm = await jetstreamManager(h.nc);
+    const stored = async () => (await jsm.streams.info(EVENTS_STREAM)).state.messages;
+    report!(withdrawal(v2.spec, 'aggregate'));
+    await eventually(() => (announced('aggregate').length === 1 ? true : undefined), 10_000);
+    const before = await stored();
+    report!(withdrawal(v2.spec, 'aggregate'));
+    const [first, second] = await eventually(
+      () => (announced('aggregate').length === 2 ? announced('aggregate') : undefined),
+      10_000,
+    );
+    expect(second!.eventId).toBe(first!.eventId);
+    // JetStream keeps one message per event id; audit keys its record by it too.
+    expect(await stored()).toBe(before);
   });
 
   it('withdrawals - one reported by a session of a superseded spec withdraws nothing', async () => {

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { PolicySubject } from '@tollgate/contracts/events/v1';
 import { ApprovalSchema } from '@tollgate/contracts/policy/v1';
-import { EventTypes, envelope, publishEnvelope } from '@tollgate/kit';
+import { EventTypes, derivedEventId, envelope, publishEnvelope } from '@tollgate/kit';
 import type { EventPublisher } from '@tollgate/kit';
 import { approvalMessage } from './api/convert.js';
 import type { ApprovalRecord } from './approvals/record.js';
@@ -74,11 +73,4 @@ export async function announceDecision(
     derivedEventId('approval.decided', record.id),
   );
   await publishEnvelope(events, event);
-}
-
-/** A UUID-shaped id derived from `parts` (name-based, version 5 layout). */
-export function derivedEventId(...parts: string[]): string {
-  const hex = createHash('sha256').update(parts.join('\n')).digest('hex');
-  const variant = ((parseInt(hex.slice(16, 17), 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

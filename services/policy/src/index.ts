@@ -44,7 +44,6 @@ export type { ApplyOptions, ChangeOutcome } from './declarations/declarations.js
 export { diffDocuments } from './declarations/diff.js';
 export { Decisions } from './decisions.js';
 export type { DecisionQuery } from './decisions.js';
-export { derivedEventId } from './events.js';
 export type { DeclarationChange } from './events.js';
 export { startPolicyService } from './service.js';
 export type { PolicyParts, PolicyServiceOptions } from './service.js';

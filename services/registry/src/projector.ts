@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { JetStreamApiCodes } from '@nats-io/jetstream';
 import { ResourceChange } from '@tollgate/contracts/events/v1';
-import { EventTypes, envelope, publishEnvelope, resourceKey } from '@tollgate/kit';
+import { EventTypes, derivedEventId, envelope, publishEnvelope, resourceKey } from '@tollgate/kit';
 import type { EventPublisher, KV, Logger } from '@tollgate/kit';
 import { projectionValue, stateOf } from './projection-value.js';
 import type { VersionRecord } from './records.js';
@@ -124,13 +123,15 @@ export class Projector {
   }
 }
 
-/** A UUID-shaped id derived from the resource and version. */
+/** The event id of a version's `resource.changed`: derived, so a re-announcement is stored once. */
 export function changeEventId(ref: ResourceRef & { version: number }): string {
-  const hex = createHash('sha256')
-    .update(`resource.changed\n${ref.tenant}\n${ref.environment}\n${ref.name}\n${ref.version}`)
-    .digest('hex');
-  const variant = ((parseInt(hex.slice(16, 17), 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return derivedEventId(
+    'resource.changed',
+    ref.tenant,
+    ref.environment,
+    ref.name,
+    String(ref.version),
+  );
 }
 
 /** Whether an entry already holds `known` or a later version (same version, other hash: tampered). */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { MessageInitShape } from '@bufbuild/protobuf';
@@ -28,6 +29,17 @@ export function envelope(
     schemaVersion: EVENT_SCHEMA_VERSION,
     payload,
   });
+}
+
+/**
+ * A UUID-shaped event id derived from `parts` (name-based, version 5 layout): the same fact
+ * announced twice — by two instances, or again after a restart — carries the same id, so
+ * JetStream and audit store it once.
+ */
+export function derivedEventId(...parts: string[]): string {
+  const hex = createHash('sha256').update(parts.join('\n')).digest('hex');
+  const variant = ((parseInt(hex.slice(16, 17), 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 export function encodeEnvelope(e: EventEnvelope): Uint8Array {
