@@ -104,6 +104,16 @@ afterAll(async () => {
   if (issuersFile) await rm(issuersFile, { force: true });
 });
 
+/** Drops an audit test's database and closes it and its issuer. */
+async function dropAndClose(mongo: MongoClient, issuer: { dispose(): Promise<void> }) {
+  await mongo
+    .db()
+    .dropDatabase()
+    .catch(() => undefined);
+  await mongo.close();
+  await issuer.dispose();
+}
+
 describe('cluster - 3 NATS nodes, two of each service', () => {
   it('cluster - every stream and bucket the services created keeps 3 replicas, one per node', async () => {
     const jsm = await jetstreamManager(nc);
@@ -191,12 +201,7 @@ describe('cluster - 3 NATS nodes, two of each service', () => {
         ingester.child.kill('SIGKILL');
         await ingester.exited;
       }
-      await mongo
-        .db()
-        .dropDatabase()
-        .catch(() => undefined);
-      await mongo.close();
-      await issuer.dispose();
+      await dropAndClose(mongo, issuer);
     }
   }, 400_000);
 
@@ -251,12 +256,7 @@ describe('cluster - 3 NATS nodes, two of each service', () => {
       ingester.child.kill('SIGKILL');
       await ingester.exited;
       if (killed > 0) await cluster.startNodes();
-      await mongo
-        .db()
-        .dropDatabase()
-        .catch(() => undefined);
-      await mongo.close();
-      await issuer.dispose();
+      await dropAndClose(mongo, issuer);
     }
   }, 180_000);
 

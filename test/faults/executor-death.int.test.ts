@@ -2,11 +2,13 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallStatus } from '@tollgate/contracts/call/v1';
 import { RetryableError, TollgateClient } from '@tollgate/sdk';
 import { ORDER_12345, ordersResource, ordersTool, seedOrders } from '../fixtures/orders.js';
 import { startService } from '../support/process.js';
 import type { RunningService } from '../support/process.js';
 import { startAuthCallout } from '../support/bus.js';
+import { eventually } from '../support/infra.js';
 import {
   ES_URL,
   ORDERS_INDEX,
@@ -28,7 +30,7 @@ let client: TollgateClient;
 const search = ordersTool('search');
 const byId = ORDER_12345;
 
-function startExecutorProcess(): RunningService {
+function startExecutorProcess(env: Record<string, string> = {}): RunningService {
   return startService('executor', {
     ...h.nats.env,
     TOLLGATE_TRUSTED_ISSUERS_FILE: issuersFile,
@@ -36,6 +38,7 @@ function startExecutorProcess(): RunningService {
     TOLLGATE_CREDENTIAL_NAMESPACES: 'unrestricted',
     TOLLGATE_CURSOR_KEY: 'executor-death-test',
     TOLLGATE_EXECUTOR_ACCEPT_AFTER_MS: '0',
+    ...env,
   });
 }
 
@@ -91,6 +94,51 @@ describe('faults - the executor dies', () => {
       expect((err as Error).message).toContain('executor did not answer');
       // Within the budget the caller gave (plus scheduling slack), not budget + a grace period.
       expect(elapsed).toBeLessThan(budget + 400);
+    } finally {
+      proxy.delay = () => 0;
+      if (executor.child.exitCode === null && executor.child.signalCode === null)
+        await killed(executor);
+    }
+  });
+
+  it('faults - an accepted call whose executor is SIGKILLed is settled by the next poll once past its deadline: outcome unknown, audited, not accepted for 24 h', async () => {
+    const settings = {
+      TOLLGATE_EXECUTOR_ACCEPT_AFTER_MS: '300',
+      TOLLGATE_EXECUTOR_STALE_MARGIN_MS: '1000',
+    };
+    let executor = startExecutorProcess(settings);
+    try {
+      await executor.waitForLog((line) => line['msg'] === 'ready', 30_000);
+      proxy.delay = () => 30_000;
+      const budget = 2_000;
+      const started = Date.now();
+      const answer = await client.call(search, byId, { timeoutMs: budget });
+      expect(answer.status).toBe('accepted');
+      await killed(executor);
+      proxy.delay = () => 0;
+      executor = startExecutorProcess(settings);
+      await executor.waitForLog((line) => line['msg'] === 'ready', 30_000);
+      // Before its deadline and the margin the call may still be running somewhere: accepted.
+      if (Date.now() - started < budget)
+        expect((await client.fetchResult(answer.callId)).status).toBe('accepted');
+      await new Promise((r) => setTimeout(r, Math.max(0, started + budget + 1_500 - Date.now())));
+      const settled = await client.fetchResult(answer.callId);
+      expect(settled).toMatchObject({ status: 'error', error: { code: 'INTERNAL' } });
+      expect((settled as { error: Error }).error.message).toContain('stopped before it finished');
+      // Stored: the next poll answers the same.
+      expect(await client.fetchResult(answer.callId)).toMatchObject({ status: 'error' });
+      // And the audit trail gets the outcome.
+      const completed = await eventually(
+        () =>
+          h.events.find(
+            (e) =>
+              e.payload.case === 'callCompleted' &&
+              e.payload.value.callId === answer.callId &&
+              e.payload.value.status === CallStatus.ERROR,
+          ),
+        10_000,
+      );
+      expect(completed?.type).toBe('call.completed');
     } finally {
       proxy.delay = () => 0;
       if (executor.child.exitCode === null && executor.child.signalCode === null)

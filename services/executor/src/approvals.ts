@@ -26,11 +26,11 @@ export interface SettleDeps {
   validators: ToolValidatorCache;
   logger: Logger;
   clock: () => number;
-  settings: { maxCallTimeoutMs: number };
+  settings: { maxCallTimeoutMs: number; staleMarginMs?: number };
 }
 
-/** After this long, a claimed decision whose call never finished is reported as unknown. */
-const STALE_CLAIM_MARGIN_MS = 60_000;
+/** How long past a call's deadline its vanished executor is given up on, by default. */
+export const STALE_MARGIN_MS = 60_000;
 
 /**
  * Settles one `approval.decided` event: the parked call runs exactly once (the claim
@@ -66,7 +66,7 @@ async function settleClaimed(
 ): Promise<'ack' | 'retry'> {
   const claim = await deps.parked.claimOf(parked.callId);
   if (claim === undefined || claim.recorded === true) return 'ack';
-  const stored = await deps.results.get(parked.callId, parked.principal);
+  const stored = (await deps.results.get(parked.callId, parked.principal))?.result;
   if (stored !== undefined && isFinal(stored.status)) {
     // The result was stored but its event may not have been: record it again (deduplicated downstream).
     const recorded = await deps.runner.record(trailOf(parked, now), stored, 'completed');
@@ -74,8 +74,8 @@ async function settleClaimed(
     await deps.parked.markRecorded(parked.callId, claim.claimedAt);
     return 'ack';
   }
-  if (now - claim.claimedAt < deps.settings.maxCallTimeoutMs + STALE_CLAIM_MARGIN_MS)
-    return 'retry';
+  const margin = deps.settings.staleMarginMs ?? STALE_MARGIN_MS;
+  if (now - claim.claimedAt < deps.settings.maxCallTimeoutMs + margin) return 'retry';
   const trail = trailOf(parked, now);
   const unknown =
     (parked.operationClass ?? 'write') !== 'read'

@@ -21,6 +21,13 @@ export const executorConfig = {
     100,
     3_600_000,
   ),
+  staleMarginMs: cfg.int(
+    'TOLLGATE_EXECUTOR_STALE_MARGIN_MS',
+    'how long past its deadline a call whose executor vanished (an accepted call, a claimed approval) is settled with its outcome unknown, ms',
+    60_000,
+    1_000,
+    3_600_000,
+  ),
   acceptAfterMs: cfg.int(
     'TOLLGATE_EXECUTOR_ACCEPT_AFTER_MS',
     'answer `accepted` when a call still runs after this long and finish it with an event, ms (0: never)',

@@ -1,3 +1,4 @@
+import { CallStatus } from '@tollgate/contracts/call/v1';
 import type { CallRequest, CallResult } from '@tollgate/contracts/call/v1';
 import type { Approval } from '@tollgate/contracts/policy/v1';
 import { TollgateError, ToolValidatorCache } from '@tollgate/core';
@@ -6,6 +7,7 @@ import type {
   CredentialNamespaces,
   CredentialResolver,
   EgressRules,
+  Principal,
 } from '@tollgate/core';
 import { publishEnvelope } from '@tollgate/kit';
 import type {
@@ -15,7 +17,7 @@ import type {
   MemoryProjection,
   ResourceCatalog,
 } from '@tollgate/kit';
-import { settleApproval } from './approvals.js';
+import { STALE_MARGIN_MS, settleApproval } from './approvals.js';
 import { CALL_ID, deadlineOf, traceIdOf } from './call-trail.js';
 import type { CallTrail } from './call-trail.js';
 import { parkedCallOf } from './pipeline/approval.js';
@@ -37,9 +39,9 @@ import {
   validateSavedQueryCall,
 } from './pipeline/saved-query.js';
 import { operationOf, resourceOperations, validateCall } from './pipeline/validate.js';
-import { CallRunner } from './runner.js';
+import { CallRunner, operationClass } from './runner.js';
 import type { ApprovedCall, CompletionNotify } from './runner.js';
-import type { CallResults } from './state/call-results.js';
+import type { CallResults, StoredResult } from './state/call-results.js';
 import type { ParkedCalls } from './state/parked-calls.js';
 
 /** The executor's tunables (see config.ts for their variables and defaults). */
@@ -50,6 +52,11 @@ export interface ExecutorSettings {
   maxCallTimeoutMs: number;
   /** Answer `accepted` after this long (0: never). */
   acceptAfterMs: number;
+  /**
+   * How long past its deadline an accepted call still showing `accepted` (its executor died, or
+   * could not record the outcome) or a claimed approval is settled as unknown (default 60 s).
+   */
+  staleMarginMs?: number;
   maxResultBytes: number;
   approvalTtlMs: number;
 }
@@ -172,7 +179,58 @@ export class Executor {
         `No call ${JSON.stringify(callId.slice(0, 64))} of yours is waiting or finished here; only parked and accepted calls are kept, for 24 h.`,
       );
     }
-    return stored;
+    const margin = this.#deps.settings.staleMarginMs ?? STALE_MARGIN_MS;
+    if (
+      stored.result.status === CallStatus.ACCEPTED &&
+      stored.accepted !== undefined &&
+      this.#clock() > stored.accepted.deadline + margin
+    )
+      return this.#settleAbandoned(stored as Required<StoredResult>, principal);
+    return stored.result;
+  }
+
+  /**
+   * An accepted call still showing `accepted` long past its deadline: the executor running it
+   * died, or could not store the outcome. No executor runs a call past its deadline, so it is
+   * settled here — outcome unknown, in the audit trail and for the next poll — instead of
+   * answering `accepted` until the result expires. Any instance may do it; two at once record
+   * the same outcome, which audit stores once.
+   */
+  async #settleAbandoned(
+    stored: Required<StoredResult>,
+    principal: Principal,
+  ): Promise<CallResult> {
+    const { result, accepted } = stored;
+    const now = this.#clock();
+    const trail: CallTrail = {
+      callId: result.callId,
+      sessionId: accepted.sessionId,
+      requestedTool: accepted.tool,
+      arguments: {},
+      idempotencyKey: '',
+      startedAt: now,
+      budgetMs: 0,
+      deadline: now,
+      stage: 'reply',
+      phase: 'finishing',
+      traceId: accepted.traceId,
+      principal,
+      pollable: true,
+      timings: {},
+    };
+    const unknown =
+      accepted.operationClass !== 'read'
+        ? new TollgateError(
+            'WRITE_OUTCOME_UNKNOWN',
+            'The executor running this call stopped before it finished; the write may or may not have been applied. Check before writing again, or retry with the same idempotency key.',
+          )
+        : new TollgateError(
+            'INTERNAL',
+            'The executor running this call stopped before it finished; call again.',
+          );
+    const final = errorResult(trail, unknown, now);
+    const recorded = await this.#runner.record(trail, final, 'completed');
+    return recorded.result;
   }
 
   /** Resolves once every answered call's `call.completed` is stored (or given up); for shutdown. */
@@ -332,7 +390,17 @@ export class Executor {
       const event = completedEvent(trail, result);
       await publishEnvelope(this.#deps.events, event);
       if (trail.principal !== undefined) this.#deps.notify?.(trail.principal, event);
-      if (trail.principal !== undefined) await this.#deps.results.put(trail.principal, result);
+      if (trail.principal !== undefined)
+        await this.#deps.results.put(trail.principal, result, {
+          deadline: trail.deadline,
+          operationClass:
+            trail.resource !== undefined && trail.operation !== undefined
+              ? operationClass(this.#deps.connectors, trail.resource.descriptor, trail.operation)
+              : 'write',
+          sessionId: trail.sessionId,
+          tool: trail.requestedTool,
+          traceId: trail.traceId,
+        });
       return result;
     } catch {
       const withheld = new TollgateError(

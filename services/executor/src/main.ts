@@ -40,6 +40,7 @@ await bootService({
         defaultCallTimeoutMs: config.defaultCallTimeoutMs,
         maxCallTimeoutMs: config.maxCallTimeoutMs,
         acceptAfterMs: config.acceptAfterMs,
+        staleMarginMs: config.staleMarginMs,
         maxResultBytes: config.maxResultBytes,
         approvalTtlMs: config.approvalTtlMs,
       },

@@ -422,7 +422,7 @@ export class CallRunner {
 /** Operation classes by resource version: the kind says which operations write. */
 const classes = new WeakMap<object, Map<string, string>>();
 
-function operationClass(
+export function operationClass(
   connectors: ConnectorRegistry,
   descriptor: PublishedResource['descriptor'],
   operation: string,
