@@ -56,11 +56,6 @@ export type InsertOutcome =
   /** Records before `index` were inserted; Mongo refused the one at `index` for its content. */
   | { kind: 'refused'; index: number; message: string };
 
-/**
- * Up to this many ids are looked up one by one (FerretDB serves `_id` equality from its index
- * but scans the collection for `$in`).
- */
-const FEW_IDS = 8;
 /** Records per insert command (see `insertRecords`). */
 const INSERT_SLICE = 100;
 
@@ -118,21 +113,6 @@ export class AuditStore {
       .limit(1)
       .toArray();
     return last ? { seq: last.seq, hash: last.hash } : GENESIS;
-  }
-
-  /** Which of these record ids are stored already. */
-  async existingIds(ids: readonly string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    if (ids.length <= FEW_IDS) {
-      const found = await Promise.all(
-        ids.map(async (id) => ((await this.hasRecord(id)) ? id : '')),
-      );
-      return new Set(found.filter((id) => id !== ''));
-    }
-    const found = await this.#records
-      .find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } })
-      .toArray();
-    return new Set(found.map((d) => d._id));
   }
 
   /**

@@ -33,6 +33,30 @@ const records = () => mongo.db.collection<AuditDocument>(collections.records);
 const verify = (tenant: string) =>
   new AuditTrail({ store }).verify(tenant, create(VerifyRequestSchema, {}));
 
+/** The store, noting each call the writer makes to it (insert outcomes, reads, lookups). */
+function watchedStore(calls: string[]): AuditStore {
+  class WatchedStore extends AuditStore {
+    override async insertRecords(docs: readonly AuditDocument[]) {
+      const outcome = await super.insertRecords(docs);
+      calls.push(`insert:${outcome.kind}`);
+      return outcome;
+    }
+    override async recordsFrom(chain: string, fromSeq: number) {
+      calls.push('recordsFrom');
+      return super.recordsFrom(chain, fromSeq);
+    }
+    override async lastRecordHead(chain: string) {
+      calls.push('lastRecordHead');
+      return super.lastRecordHead(chain);
+    }
+    override async hasRecord(id: string) {
+      calls.push('hasRecord');
+      return super.hasRecord(id);
+    }
+  }
+  return new WatchedStore(mongo.db);
+}
+
 describe('audit writer', () => {
   it('store - an insert that hits a stored record stores exactly the records before it', async () => {
     const tenant = 'prefix';
@@ -82,30 +106,7 @@ describe('audit writer', () => {
     const all = drafts(tenant, 90);
     await new ChainWriter({ store }).append(tenant, all.slice(0, 30));
     const calls: string[] = [];
-    class WatchedStore extends AuditStore {
-      override async insertRecords(docs: readonly AuditDocument[]) {
-        const outcome = await super.insertRecords(docs);
-        calls.push(`insert:${outcome.kind}`);
-        return outcome;
-      }
-      override async recordsFrom(chain: string, fromSeq: number) {
-        calls.push('recordsFrom');
-        return super.recordsFrom(chain, fromSeq);
-      }
-      override async lastRecordHead(chain: string) {
-        calls.push('lastRecordHead');
-        return super.lastRecordHead(chain);
-      }
-      override async existingIds(ids: readonly string[]) {
-        calls.push('existingIds');
-        return super.existingIds(ids);
-      }
-      override async hasRecord(id: string) {
-        calls.push('hasRecord');
-        return super.hasRecord(id);
-      }
-    }
-    const writer = new ChainWriter({ store: new WatchedStore(mongo.db) });
+    const writer = new ChainWriter({ store: watchedStore(calls) });
     const every = (n: number) => new Set(Array.from({ length: n }, (_, i) => i));
     // Redelivered after a restart: 10 stored, 10 new; the chain's recent ids are read once.
     expect((await writer.append(tenant, all.slice(20, 40), every(20))).duplicates).toHaveLength(10);
@@ -155,30 +156,7 @@ describe('audit writer', () => {
     // Killed after an insert, before its hint was saved.
     await store.saveHeadHint(tenant, { seq: 12, hash: 'stale' });
     const calls: string[] = [];
-    class WatchedStore extends AuditStore {
-      override async insertRecords(docs: readonly AuditDocument[]) {
-        const outcome = await super.insertRecords(docs);
-        calls.push(`insert:${outcome.kind}`);
-        return outcome;
-      }
-      override async recordsFrom(chain: string, fromSeq: number) {
-        calls.push('recordsFrom');
-        return super.recordsFrom(chain, fromSeq);
-      }
-      override async lastRecordHead(chain: string) {
-        calls.push('lastRecordHead');
-        return super.lastRecordHead(chain);
-      }
-      override async existingIds(ids: readonly string[]) {
-        calls.push('existingIds');
-        return super.existingIds(ids);
-      }
-      override async hasRecord(id: string) {
-        calls.push('hasRecord');
-        return super.hasRecord(id);
-      }
-    }
-    const writer = new ChainWriter({ store: new WatchedStore(mongo.db) });
+    const writer = new ChainWriter({ store: watchedStore(calls) });
     // Its unacknowledged events come again: 15..19 were stored, 20..29 were not.
     const redelivered = all.slice(15, 30);
     const result = await writer.append(tenant, redelivered, new Set(redelivered.map((_, i) => i)));
@@ -188,7 +166,7 @@ describe('audit writer', () => {
     // Not a suspect, after a stale hint: the clash is resolved by that same kind of read.
     await store.saveHeadHint(tenant, { seq: 25, hash: 'stale' });
     calls.length = 0;
-    const fresh = new ChainWriter({ store: new WatchedStore(mongo.db) });
+    const fresh = new ChainWriter({ store: watchedStore(calls) });
     expect((await fresh.append(tenant, all.slice(30))).stored.map((d) => d.seq)).toEqual(
       Array.from({ length: 10 }, (_, i) => 31 + i),
     );
